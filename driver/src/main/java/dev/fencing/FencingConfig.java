@@ -1,0 +1,500 @@
+package dev.fencing;
+
+import dev.fencing.config.Identifiers;
+import dev.fencing.config.TableName;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.lang.annotation.Annotation;
+import java.lang.reflect.Method;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Properties;
+import java.util.Set;
+
+/**
+ * What fencing-jdbc fences and how. Immutable; build it from a properties file
+ * ({@link #load(Path)}), from properties ({@link #fromProperties(Properties)}) or with
+ * {@link #builder()}. Every invalid value fails with an {@link IllegalArgumentException} whose
+ * message names the key and the allowed values. Unknown {@code fencing.*} keys are refused too:
+ * a misspelt key would otherwise silently fence nothing.
+ */
+public final class FencingConfig {
+
+    public static final String TABLES = "fencing.tables";
+    public static final String COLUMN = "fencing.column";
+    public static final String COMPARISON = "fencing.comparison";
+    public static final String ON_ZERO_ROWS = "fencing.on-zero-rows";
+    public static final String MODE = "fencing.mode";
+    public static final String PROCEDURE_CALLS = "fencing.procedure-calls";
+    public static final String PLAN_CACHE_SIZE = "fencing.plan-cache-size";
+    public static final String PARSE_TIMEOUT_MILLIS = "fencing.parse-timeout-millis";
+    public static final String CONFIG = "fencing.config";
+    static final String TABLE_PREFIX = "fencing.table.";
+    static final String TABLE_MODE_SUFFIX = ".mode";
+
+    /** The prefix of every key fencing-jdbc reads; such keys are never passed to a delegate driver. */
+    public static final String KEY_PREFIX = "fencing.";
+
+    /** How a write's fence is compared with the fence already on a row. */
+    public enum Comparison {
+        /** Applied when {@code column <= token}: a holder may write a row many times in its tenure. */
+        NEWER_OR_EQUAL("newer-or-equal", "<="),
+        /** Applied only when {@code column < token}: each token writes a row at most once. */
+        STRICTLY_NEWER("strictly-newer", "<");
+
+        private final String key;
+        private final String operator;
+
+        Comparison(String key, String operator) {
+            this.key = key;
+            this.operator = operator;
+        }
+
+        /** The SQL operator placed between the row's fence and the token. */
+        public String operator() {
+            return operator;
+        }
+
+        /** True when a write carrying {@code token} may change a row whose fence is {@code rowFence}. */
+        public boolean admits(long rowFence, long token) {
+            return this == NEWER_OR_EQUAL ? rowFence <= token : rowFence < token;
+        }
+
+        @Override
+        public String toString() {
+            return key;
+        }
+    }
+
+    /** What a fenced write that changed no row means. */
+    public enum ZeroRows {
+        /** Find out why: raise only when a matching row holds a newer fence. */
+        DIAGNOSE("diagnose"),
+        /** Every fenced write that changes no row raises {@link StaleFenceException}. */
+        RAISE("raise");
+
+        private final String key;
+
+        ZeroRows(String key) {
+            this.key = key;
+        }
+
+        @Override
+        public String toString() {
+            return key;
+        }
+    }
+
+    /** Where the fence is recorded and checked. */
+    public enum Mode {
+        /** The fence column on each fenced table. */
+        ROW("row"),
+        /** One guard row per lock, claimed by each tenure and checked by every write transaction. */
+        EPOCH("epoch");
+
+        private final String key;
+
+        Mode(String key) {
+            this.key = key;
+        }
+
+        @Override
+        public String toString() {
+            return key;
+        }
+    }
+
+    /** What to do with stored procedure calls and other SQL whose writes no parser can see. */
+    public enum ProcedureCalls {
+        /** Send them, logging a warning once per statement text. */
+        ALLOW("allow"),
+        /** Refuse them with {@link UnfenceableStatementException}. */
+        REJECT("reject");
+
+        private final String key;
+
+        ProcedureCalls(String key) {
+            this.key = key;
+        }
+
+        @Override
+        public String toString() {
+            return key;
+        }
+    }
+
+    private final Set<TableName> tables;
+    private final String column;
+    private final Comparison comparison;
+    private final ZeroRows onZeroRows;
+    private final Mode mode;
+    private final Map<TableName, Mode> tableModes;
+    private final ProcedureCalls procedureCalls;
+    private final int planCacheSize;
+    private final long parseTimeoutMillis;
+
+    private FencingConfig(Builder builder) {
+        this.tables = Collections.unmodifiableSet(new LinkedHashSet<>(builder.tables));
+        this.column = builder.column;
+        this.comparison = builder.comparison;
+        this.onZeroRows = builder.onZeroRows;
+        this.mode = builder.mode;
+        this.tableModes = Collections.unmodifiableMap(new LinkedHashMap<>(builder.tableModes));
+        this.procedureCalls = builder.procedureCalls;
+        this.planCacheSize = builder.planCacheSize;
+        this.parseTimeoutMillis = builder.parseTimeoutMillis;
+    }
+
+    /** Reads a properties file (ISO-8859-1 escapes are not needed: it is read as UTF-8). */
+    public static FencingConfig load(Path file) {
+        Objects.requireNonNull(file, "file");
+        Properties properties = new Properties();
+        try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            properties.load(reader);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("cannot read fencing configuration file " + file + ": " + e, e);
+        }
+        return fromProperties(properties);
+    }
+
+    /**
+     * Builds a configuration from the {@code fencing.*} keys of {@code properties}; other keys are
+     * ignored ({@code fencing.config} too: resolving it is the caller's job).
+     */
+    public static FencingConfig fromProperties(Properties properties) {
+        Objects.requireNonNull(properties, "properties");
+        Builder builder = builder();
+        for (String key : properties.stringPropertyNames()) {
+            if (key.startsWith(KEY_PREFIX) && !key.equals(CONFIG)) {
+                builder.set(key, properties.getProperty(key));
+            }
+        }
+        return builder.build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The fenced tables. */
+    public Set<TableName> tables() {
+        return tables;
+    }
+
+    /** The configured table that {@code target} may mean, or null when it names no fenced table. */
+    public TableName fencedTableFor(TableName target) {
+        for (TableName table : tables) {
+            if (table.matches(target)) {
+                return table;
+            }
+        }
+        return null;
+    }
+
+    /** The fence column, a plain identifier. */
+    public String column() {
+        return column;
+    }
+
+    public Comparison comparison() {
+        return comparison;
+    }
+
+    public ZeroRows onZeroRows() {
+        return onZeroRows;
+    }
+
+    /** The default mode of fenced tables. */
+    public Mode mode() {
+        return mode;
+    }
+
+    /** The mode of one fenced table: its own {@code fencing.table.<name>.mode}, else {@link #mode()}. */
+    public Mode modeOf(TableName fencedTable) {
+        return tableModes.getOrDefault(fencedTable, mode);
+    }
+
+    public ProcedureCalls procedureCalls() {
+        return procedureCalls;
+    }
+
+    /** How many analysed statements are kept, per data source. */
+    public int planCacheSize() {
+        return planCacheSize;
+    }
+
+    /** How long the analysis of one statement may take before it is refused. */
+    public long parseTimeoutMillis() {
+        return parseTimeoutMillis;
+    }
+
+    /** This configuration as properties; {@code fromProperties(toProperties())} equals this. */
+    public Properties toProperties() {
+        Properties properties = new Properties();
+        List<String> names = new ArrayList<>();
+        tables.forEach(t -> names.add(t.toString()));
+        properties.setProperty(TABLES, String.join(",", names));
+        properties.setProperty(COLUMN, column);
+        properties.setProperty(COMPARISON, comparison.toString());
+        properties.setProperty(ON_ZERO_ROWS, onZeroRows.toString());
+        properties.setProperty(MODE, mode.toString());
+        tableModes.forEach((t, m) -> properties.setProperty(TABLE_PREFIX + t + TABLE_MODE_SUFFIX, m.toString()));
+        properties.setProperty(PROCEDURE_CALLS, procedureCalls.toString());
+        properties.setProperty(PLAN_CACHE_SIZE, Integer.toString(planCacheSize));
+        properties.setProperty(PARSE_TIMEOUT_MILLIS, Long.toString(parseTimeoutMillis));
+        return properties;
+    }
+
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof FencingConfig that
+                && tables.equals(that.tables) && column.equals(that.column)
+                && comparison == that.comparison && onZeroRows == that.onZeroRows
+                && mode == that.mode && tableModes.equals(that.tableModes)
+                && procedureCalls == that.procedureCalls && planCacheSize == that.planCacheSize
+                && parseTimeoutMillis == that.parseTimeoutMillis;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(tables, column, comparison, onZeroRows, mode, tableModes, procedureCalls,
+                planCacheSize, parseTimeoutMillis);
+    }
+
+    @Override
+    public String toString() {
+        return "FencingConfig" + toProperties();
+    }
+
+    /** Collects settings; {@link #build()} validates them together. Not thread-safe. */
+    public static final class Builder {
+        private final Set<TableName> tables = new LinkedHashSet<>();
+        private String column = "last_fence";
+        private Comparison comparison = Comparison.NEWER_OR_EQUAL;
+        private ZeroRows onZeroRows = ZeroRows.DIAGNOSE;
+        private Mode mode = Mode.ROW;
+        private final Map<TableName, Mode> tableModes = new LinkedHashMap<>();
+        private ProcedureCalls procedureCalls = ProcedureCalls.ALLOW;
+        private int planCacheSize = 2048;
+        private long parseTimeoutMillis = 2000;
+
+        private Builder() {
+        }
+
+        /** Adds fenced tables, each {@code table} or {@code schema.table}. */
+        public Builder tables(String... names) {
+            for (String name : names) {
+                table(name);
+            }
+            return this;
+        }
+
+        /** Adds one fenced table, {@code table} or {@code schema.table}. */
+        public Builder table(String name) {
+            tables.add(parseTable(TABLES, name));
+            return this;
+        }
+
+        /**
+         * Adds the table of an entity class annotated with {@link Fenced}: the annotation's value,
+         * else the name of its {@code jakarta.persistence.Table} / {@code javax.persistence.Table}.
+         */
+        public Builder fencedEntity(Class<?> entity) {
+            tables.add(parseTable(TABLES, tableOfEntity(entity)));
+            return this;
+        }
+
+        public Builder column(String column) {
+            if (!Identifiers.isPlain(column)) {
+                throw invalid(COLUMN, column, "a plain SQL identifier (letters, digits, _; not starting with a digit)");
+            }
+            this.column = column;
+            return this;
+        }
+
+        public Builder comparison(Comparison comparison) {
+            this.comparison = Objects.requireNonNull(comparison, COMPARISON);
+            return this;
+        }
+
+        public Builder onZeroRows(ZeroRows onZeroRows) {
+            this.onZeroRows = Objects.requireNonNull(onZeroRows, ON_ZERO_ROWS);
+            return this;
+        }
+
+        public Builder mode(Mode mode) {
+            this.mode = requireSupported(MODE, Objects.requireNonNull(mode, MODE));
+            return this;
+        }
+
+        /** Sets the mode of one table (which is also added to the fenced tables). */
+        public Builder tableMode(String table, Mode mode) {
+            String key = TABLE_PREFIX + table + TABLE_MODE_SUFFIX;
+            TableName name = parseTable(key, table);
+            tables.add(name);
+            tableModes.put(name, requireSupported(key, Objects.requireNonNull(mode, key)));
+            return this;
+        }
+
+        public Builder procedureCalls(ProcedureCalls procedureCalls) {
+            this.procedureCalls = Objects.requireNonNull(procedureCalls, PROCEDURE_CALLS);
+            return this;
+        }
+
+        public Builder planCacheSize(int size) {
+            if (size < 16 || size > 1_000_000) {
+                throw invalid(PLAN_CACHE_SIZE, Integer.toString(size), "a whole number from 16 to 1000000");
+            }
+            this.planCacheSize = size;
+            return this;
+        }
+
+        public Builder parseTimeoutMillis(long millis) {
+            if (millis < 1 || millis > 60_000) {
+                throw invalid(PARSE_TIMEOUT_MILLIS, Long.toString(millis), "a whole number of milliseconds from 1 to 60000");
+            }
+            this.parseTimeoutMillis = millis;
+            return this;
+        }
+
+        /** Sets one {@code fencing.*} key from its text form, as a properties file would. */
+        public Builder set(String key, String value) {
+            Objects.requireNonNull(key, "key");
+            String text = value == null ? "" : value.trim();
+            switch (key) {
+                case TABLES -> {
+                    for (String part : text.split(",")) {
+                        if (!part.isBlank()) {
+                            tables.add(parseTable(TABLES, part.trim()));
+                        }
+                    }
+                }
+                case COLUMN -> column(text);
+                case COMPARISON -> comparison(choice(key, text, Comparison.values()));
+                case ON_ZERO_ROWS -> onZeroRows(choice(key, text, ZeroRows.values()));
+                case MODE -> mode(choice(key, text, Mode.values()));
+                case PROCEDURE_CALLS -> procedureCalls(choice(key, text, ProcedureCalls.values()));
+                case PLAN_CACHE_SIZE -> planCacheSize((int) number(key, text, "a whole number from 16 to 1000000"));
+                case PARSE_TIMEOUT_MILLIS -> parseTimeoutMillis(number(key, text, "a whole number of milliseconds from 1 to 60000"));
+                case CONFIG -> { /* resolved by whoever reads configuration sources */ }
+                default -> {
+                    if (key.startsWith(TABLE_PREFIX) && key.endsWith(TABLE_MODE_SUFFIX)
+                            && key.length() > TABLE_PREFIX.length() + TABLE_MODE_SUFFIX.length()) {
+                        String table = key.substring(TABLE_PREFIX.length(), key.length() - TABLE_MODE_SUFFIX.length());
+                        tableMode(table, choice(key, text, Mode.values()));
+                    } else {
+                        throw new IllegalArgumentException("unknown fencing configuration key '" + key
+                                + "'; known keys: " + String.join(", ", TABLES, COLUMN, COMPARISON, ON_ZERO_ROWS,
+                                MODE, TABLE_PREFIX + "<table>" + TABLE_MODE_SUFFIX, PROCEDURE_CALLS,
+                                PLAN_CACHE_SIZE, PARSE_TIMEOUT_MILLIS, CONFIG));
+                    }
+                }
+            }
+            return this;
+        }
+
+        /**
+         * Validates and seals the settings.
+         *
+         * @throws IllegalArgumentException when no table is fenced
+         */
+        public FencingConfig build() {
+            if (tables.isEmpty()) {
+                throw new IllegalArgumentException(TABLES + " is empty: name at least one table to fence "
+                        + "(comma-separated, optionally schema-qualified, e.g. fencing.tables=orders,billing.payments)");
+            }
+            return new FencingConfig(this);
+        }
+
+        private static TableName parseTable(String key, String written) {
+            if (written == null || written.isBlank()) {
+                throw invalid(key, written, "table names, each table or schema.table");
+            }
+            List<String> parts = Identifiers.splitQualified(written.trim());
+            if (parts.isEmpty() || parts.size() > 2) {
+                throw invalid(key, written, "table or schema.table, each part a plain SQL identifier");
+            }
+            for (String part : parts) {
+                if (!Identifiers.isPlain(Identifiers.unquote(part))) {
+                    throw invalid(key, written, "table or schema.table, each part a plain SQL identifier "
+                            + "(letters, digits, _; not starting with a digit)");
+                }
+            }
+            return TableName.parse(written.trim());
+        }
+
+        private static Mode requireSupported(String key, Mode mode) {
+            if (mode == Mode.EPOCH) {
+                throw new IllegalArgumentException(key + "=epoch is not available in fencing-jdbc 0.1.0; allowed values: row");
+            }
+            return mode;
+        }
+
+        private static <E extends Enum<E>> E choice(String key, String text, E[] values) {
+            for (E value : values) {
+                if (value.toString().equalsIgnoreCase(text)) {
+                    return value;
+                }
+            }
+            List<String> allowed = new ArrayList<>();
+            for (E value : values) {
+                allowed.add(value.toString());
+            }
+            throw invalid(key, text, "one of " + String.join(", ", allowed));
+        }
+
+        private static long number(String key, String text, String allowed) {
+            try {
+                return Long.parseLong(text);
+            } catch (NumberFormatException e) {
+                throw invalid(key, text, allowed);
+            }
+        }
+
+        private static IllegalArgumentException invalid(String key, String value, String allowed) {
+            return new IllegalArgumentException("invalid value '" + value + "' for " + key + "; allowed: " + allowed);
+        }
+
+        private static String tableOfEntity(Class<?> entity) {
+            Fenced fenced = entity.getAnnotation(Fenced.class);
+            if (fenced == null) {
+                throw new IllegalArgumentException(entity.getName() + " is not annotated with @" + Fenced.class.getName());
+            }
+            if (!fenced.value().isBlank()) {
+                return fenced.value();
+            }
+            for (Annotation annotation : entity.getAnnotations()) {
+                String type = annotation.annotationType().getName();
+                if (type.equals("jakarta.persistence.Table") || type.equals("javax.persistence.Table")) {
+                    String name = annotationString(annotation, "name");
+                    String schema = annotationString(annotation, "schema");
+                    if (!name.isBlank()) {
+                        return schema.isBlank() ? name : schema + "." + name;
+                    }
+                }
+            }
+            throw new IllegalArgumentException(entity.getName() + " is @Fenced but names no table: give @Fenced(\"table\") "
+                    + "or a @Table(name = ...) annotation");
+        }
+
+        private static String annotationString(Annotation annotation, String attribute) {
+            try {
+                Method method = annotation.annotationType().getMethod(attribute);
+                Object value = method.invoke(annotation);
+                return value == null ? "" : value.toString();
+            } catch (ReflectiveOperationException e) {
+                return "";
+            }
+        }
+    }
+
+}
