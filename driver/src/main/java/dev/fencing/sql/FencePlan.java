@@ -1,0 +1,171 @@
+package dev.fencing.sql;
+
+import dev.fencing.UnfenceableStatementException;
+
+import java.util.Arrays;
+
+/**
+ * What one SQL text needs in order to run under a fence. Immutable, independent of any fence
+ * value, and shared by every thread and connection that runs the same text: the fence is bound
+ * (or rendered from its {@code long}) at execution time.
+ */
+public final class FencePlan {
+
+    /** What the statement does to fenced tables. */
+    public enum Kind {
+        /** Names no fenced table (or is an allowed procedure call): send it unchanged, no fence needed. */
+        PASS_THROUGH,
+        /** Reads fenced tables but writes none: send it unchanged, no fence needed. */
+        READ,
+        /** Writes fenced tables: send {@link #preparedSql()} with the fence bound. */
+        FENCED,
+        /** Would write a fenced table but cannot carry the check: refuse, send nothing. */
+        REFUSED
+    }
+
+    private final Kind kind;
+    private final String sql;
+    private final String fencedTable;
+    private final String[] pieces;
+    private final String preparedSql;
+    private final int[] databaseIndexes;
+    private final int[] fenceIndexes;
+    private final ZeroRowCheck zeroRowCheck;
+    private final String refusal;
+
+    private FencePlan(Kind kind, String sql, String fencedTable, String[] pieces, int[] databaseIndexes,
+                      int[] fenceIndexes, ZeroRowCheck zeroRowCheck, String refusal) {
+        this.kind = kind;
+        this.sql = sql;
+        this.fencedTable = fencedTable;
+        this.pieces = pieces;
+        this.preparedSql = pieces == null ? sql : String.join("?", pieces);
+        this.databaseIndexes = databaseIndexes;
+        this.fenceIndexes = fenceIndexes;
+        this.zeroRowCheck = zeroRowCheck;
+        this.refusal = refusal;
+    }
+
+    static FencePlan passThrough(String sql) {
+        return new FencePlan(Kind.PASS_THROUGH, sql, null, null, null, new int[0], null, null);
+    }
+
+    static FencePlan read(String sql, String fencedTable) {
+        return new FencePlan(Kind.READ, sql, fencedTable, null, null, new int[0], null, null);
+    }
+
+    static FencePlan refused(String sql, String fencedTable, String reason) {
+        return new FencePlan(Kind.REFUSED, sql, fencedTable, null, null, new int[0], null, reason);
+    }
+
+    /**
+     * @param pieces          the database's text split at the fence placeholders
+     *                        (so {@code pieces.length - 1} fences)
+     * @param databaseIndexes for application parameter {@code i} (1-based), at {@code [i - 1]}, its
+     *                        index in the database's text
+     * @param fenceIndexes    the database's parameter indexes that receive the fence
+     */
+    static FencePlan fenced(String sql, String fencedTable, String[] pieces, int[] databaseIndexes,
+                            int[] fenceIndexes, ZeroRowCheck zeroRowCheck) {
+        if (fenceIndexes.length != pieces.length - 1) {
+            throw new IllegalStateException("fence placeholders and indexes disagree for: " + sql);
+        }
+        return new FencePlan(Kind.FENCED, sql, fencedTable, pieces, databaseIndexes, fenceIndexes,
+                zeroRowCheck, null);
+    }
+
+    public Kind kind() {
+        return kind;
+    }
+
+    /** The SQL text as the application wrote it. */
+    public String sql() {
+        return sql;
+    }
+
+    /** The first fenced table the statement names, as configured; null for {@link Kind#PASS_THROUGH}. */
+    public String fencedTable() {
+        return fencedTable;
+    }
+
+    /** True when the statement names a fenced table (reads included). */
+    public boolean namesFencedTable() {
+        return kind != Kind.PASS_THROUGH;
+    }
+
+    /** The text to prepare on the database: the application's SQL with the check spliced in. */
+    public String preparedSql() {
+        return preparedSql;
+    }
+
+    /** How many parameters the application's text has. */
+    public int parameterCount() {
+        return databaseIndexes == null ? 0 : databaseIndexes.length;
+    }
+
+    /**
+     * The database's index of application parameter {@code applicationIndex} (1-based), or -1
+     * when the application's text has no such parameter.
+     */
+    public int databaseIndex(int applicationIndex) {
+        if (databaseIndexes == null) {
+            return applicationIndex;
+        }
+        if (applicationIndex < 1 || applicationIndex > databaseIndexes.length) {
+            return -1;
+        }
+        return databaseIndexes[applicationIndex - 1];
+    }
+
+    /** The database parameter indexes (1-based) to bind with the fence. Do not modify. */
+    public int[] fenceIndexes() {
+        return fenceIndexes;
+    }
+
+    /**
+     * The database's text with the fence rendered as a literal, for statements that carry no
+     * parameters of their own (plain {@link java.sql.Statement}). The literal comes from the
+     * {@code long}, never from application text.
+     */
+    public String renderWithFence(long fence) {
+        if (pieces == null) {
+            return sql;
+        }
+        String literal = Long.toString(fence);
+        StringBuilder text = new StringBuilder(preparedSql.length() + fenceIndexes.length * literal.length());
+        text.append(pieces[0]);
+        for (int i = 1; i < pieces.length; i++) {
+            text.append(literal).append(pieces[i]);
+        }
+        return text.toString();
+    }
+
+    /** How to diagnose a fenced write that changed no row; null when it cannot be diagnosed. */
+    public ZeroRowCheck zeroRowCheck() {
+        return zeroRowCheck;
+    }
+
+    /** A new exception explaining why this statement is refused; only for {@link Kind#REFUSED}. */
+    public UnfenceableStatementException refusal() {
+        if (kind != Kind.REFUSED) {
+            throw new IllegalStateException("not a refused statement: " + kind);
+        }
+        return new UnfenceableStatementException(fencedTable, refusal);
+    }
+
+    /** Why the statement is refused; null unless {@link Kind#REFUSED}. */
+    public String refusalReason() {
+        return refusal;
+    }
+
+    @Override
+    public String toString() {
+        return switch (kind) {
+            case PASS_THROUGH, READ -> kind + ": " + sql;
+            case REFUSED -> "REFUSED (" + refusal + "): " + sql;
+            case FENCED -> "FENCED " + fencedTable + ": " + preparedSql + " parameters "
+                    + Arrays.toString(databaseIndexes) + " fence at " + Arrays.toString(fenceIndexes)
+                    + (zeroRowCheck == null ? "" : "; zero rows: " + zeroRowCheck);
+        };
+    }
+}

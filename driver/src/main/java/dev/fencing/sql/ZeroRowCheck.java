@@ -1,0 +1,85 @@
+package dev.fencing.sql;
+
+/**
+ * How to tell, after a fenced write changed no row, whether the fence was the reason.
+ * Immutable and fence-independent, like the plan that holds it.
+ */
+public final class ZeroRowCheck {
+
+    /** How the reason for zero changed rows is found. */
+    public enum Method {
+        /**
+         * Run {@link #query()}: it returns the newest fence among the rows that match the write's own
+         * predicate (NULL when none matches). Only a fence the comparison rejects means stale.
+         */
+        NEWEST_FENCE_QUERY,
+        /**
+         * An upsert without a condition of its own: every proposed row is either inserted or
+         * updated unless the fence check stops it, so fewer changed rows than
+         * {@link #expectedRows()} means stale.
+         */
+        EXPECTED_ROWS
+    }
+
+    private final Method method;
+    private final String query;
+    private final int[] queryParameters;
+    private final int expectedRows;
+
+    private ZeroRowCheck(Method method, String query, int[] queryParameters, int expectedRows) {
+        this.method = method;
+        this.query = query;
+        this.queryParameters = queryParameters;
+        this.expectedRows = expectedRows;
+    }
+
+    static ZeroRowCheck newestFenceQuery(String query, int[] applicationParameters) {
+        return new ZeroRowCheck(Method.NEWEST_FENCE_QUERY, query, applicationParameters.clone(), -1);
+    }
+
+    static ZeroRowCheck expectedRows(int rows) {
+        return new ZeroRowCheck(Method.EXPECTED_ROWS, null, new int[0], rows);
+    }
+
+    public Method method() {
+        return method;
+    }
+
+    /**
+     * For {@link Method#NEWEST_FENCE_QUERY}: a single-column, single-row query with {@code ?} for
+     * the application's parameters listed by {@link #queryParameters()}, in order.
+     */
+    public String query() {
+        return query;
+    }
+
+    /**
+     * The application's (1-based) parameter indexes to bind to the query's parameters 1..n, in
+     * order. Empty for a plain statement.
+     */
+    public int[] queryParameters() {
+        return queryParameters.clone();
+    }
+
+    /** How many of the query's parameters there are, without copying them. */
+    public int queryParameterCount() {
+        return queryParameters.length;
+    }
+
+    /** The application parameter bound to the query's parameter {@code position} (1-based). */
+    public int queryParameter(int position) {
+        return queryParameters[position - 1];
+    }
+
+    /** For {@link Method#EXPECTED_ROWS}: how many rows the statement proposes. */
+    public int expectedRows() {
+        return expectedRows;
+    }
+
+    @Override
+    public String toString() {
+        return method == Method.NEWEST_FENCE_QUERY
+                ? "newest fence query: " + query
+                : "expect " + expectedRows + " changed rows";
+    }
+}
