@@ -1,0 +1,243 @@
+package dev.fencing.jdbc;
+
+import dev.fencing.FencingConfig;
+import dev.fencing.FencingException;
+import dev.fencing.config.ConfigSources;
+
+import java.sql.Connection;
+import java.sql.Driver;
+import java.sql.DriverManager;
+import java.sql.DriverPropertyInfo;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Enumeration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.logging.Logger;
+
+/**
+ * The {@code jdbc:fencing:} driver: {@code jdbc:fencing:<rest>} opens {@code jdbc:<rest>} with the
+ * driver registered for it and returns a connection whose writes to fenced tables carry the
+ * fencing check (see {@link FencingDataSource}).
+ *
+ * <p>Configuration, the first source that sets a key wins:
+ * <ol>
+ *   <li>{@code fencing.*} query parameters of the URL
+ *       ({@code jdbc:fencing:postgresql://db/app?sslmode=require&fencing.tables=orders});</li>
+ *   <li>{@code fencing.*} connection properties;</li>
+ *   <li>the properties file named by {@code fencing.config} (connection property, system
+ *       property, or environment variable {@code FENCING_CONFIG});</li>
+ *   <li>otherwise the classpath resource {@code fencing.properties}.</li>
+ * </ol>
+ * The {@code fencing.*} keys are removed before the delegate driver sees the URL and properties.
+ * An invalid configuration fails the connection with a {@link FencingException} (SQLState
+ * {@code ZF000}) naming the key; no unfenced connection is ever returned.
+ *
+ * <p>Registered with {@link DriverManager} when the class is loaded (and found through
+ * {@code META-INF/services/java.sql.Driver}); {@link #deregister()} removes it.
+ */
+public final class FencingDriver implements Driver {
+
+    private static final System.Logger LOG = System.getLogger(FencingDriver.class.getName());
+
+    private static final FencingDriver INSTANCE = new FencingDriver();
+    /** Shared by every instance: connections with equal configurations share plan caches. */
+    private static final AnalyzerCache ANALYZERS = new AnalyzerCache();
+    private static boolean registered;
+
+    static {
+        try {
+            register();
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot register " + FencingDriver.class.getName(), e);
+        }
+    }
+
+    /** For {@link java.util.ServiceLoader}; use {@link DriverManager}, not this constructor. */
+    public FencingDriver() {
+    }
+
+    /** Registers the driver with {@link DriverManager}, unless it is registered already. */
+    public static synchronized void register() throws SQLException {
+        if (!registered) {
+            DriverManager.registerDriver(INSTANCE);
+            registered = true;
+        }
+    }
+
+    /** Removes the driver from {@link DriverManager} (for example when a web application stops). */
+    public static synchronized void deregister() throws SQLException {
+        if (registered) {
+            DriverManager.deregisterDriver(INSTANCE);
+            registered = false;
+        }
+    }
+
+    /** True while the driver is registered with {@link DriverManager}. */
+    public static synchronized boolean isRegistered() {
+        return registered;
+    }
+
+    @Override
+    public boolean acceptsURL(String url) {
+        return FencingUrl.accepts(url);
+    }
+
+    @Override
+    public Connection connect(String url, Properties info) throws SQLException {
+        if (!acceptsURL(url)) {
+            return null;
+        }
+        FencingUrl target = parse(url);
+        Properties delegateInfo = new Properties();
+        Properties fencing = new Properties();
+        split(info, delegateInfo, fencing);
+        fencing.putAll(target.fencingParameters());
+        FencingConfig config = resolve(fencing);
+        Driver driver = delegateDriver(target.delegateUrl());
+        Connection connection = driver.connect(target.delegateUrl(), delegateInfo);
+        if (connection == null) {
+            throw new SQLException("the driver " + driver.getClass().getName() + " did not accept a "
+                    + FencingUrl.scheme(target.delegateUrl()) + " URL it claimed to accept", "08001");
+        }
+        try {
+            LOG.log(System.Logger.Level.DEBUG, () -> "fencing a " + FencingUrl.scheme(target.delegateUrl())
+                    + " connection with " + config);
+            return new FencedConnection(connection, ANALYZERS.get(config, FencedConnection.dialectOf(connection)));
+        } catch (SQLException | RuntimeException | Error e) {
+            try {
+                connection.close();
+            } catch (SQLException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+    }
+
+    private static FencingUrl parse(String url) throws FencingException {
+        try {
+            return FencingUrl.parse(url);
+        } catch (IllegalArgumentException e) {
+            throw new FencingException("invalid jdbc:fencing: URL: " + e.getMessage(), e);
+        }
+    }
+
+    /** Copies {@code info} into the delegate's properties and ours, by key. */
+    private static void split(Properties info, Properties delegateInfo, Properties fencing) {
+        if (info == null) {
+            return;
+        }
+        for (String key : info.stringPropertyNames()) {
+            (ConfigSources.isFencingKey(key) ? fencing : delegateInfo).setProperty(key, info.getProperty(key));
+        }
+        for (Map.Entry<Object, Object> entry : info.entrySet()) {
+            // values that are not strings (some drivers take objects): the delegate's, unless the key is ours
+            if (!(entry.getValue() instanceof String) && !(entry.getKey() instanceof String key
+                    && ConfigSources.isFencingKey(key))) {
+                delegateInfo.put(entry.getKey(), entry.getValue());
+            }
+        }
+    }
+
+    private static FencingConfig resolve(Properties fencing) throws FencingException {
+        try {
+            return ConfigSources.standard().resolve(fencing);
+        } catch (IllegalArgumentException e) {
+            throw new FencingException("invalid fencing configuration: " + e.getMessage(), e);
+        }
+    }
+
+    /** The registered driver for {@code url}, never this one. */
+    private static Driver delegateDriver(String url) throws SQLException {
+        if (FencingUrl.accepts(url)) {
+            throw new FencingException("a jdbc:fencing: URL cannot wrap another jdbc:fencing: URL");
+        }
+        Driver driver = findDelegate(url);
+        if (driver != null) {
+            return driver;
+        }
+        throw new SQLException("no JDBC driver for " + FencingUrl.scheme(url)
+                + " is registered: put the database's driver on the class path", "08001");
+    }
+
+    private static Driver findDelegate(String url) throws SQLException {
+        Enumeration<Driver> drivers = DriverManager.getDrivers();
+        while (drivers.hasMoreElements()) {
+            Driver driver = drivers.nextElement();
+            if (!(driver instanceof FencingDriver) && driver.acceptsURL(url)) {
+                return driver;
+            }
+        }
+        return null;
+    }
+
+    /** The fencing keys (with their current values and choices), then the delegate driver's properties. */
+    @Override
+    public DriverPropertyInfo[] getPropertyInfo(String url, Properties info) throws SQLException {
+        Properties delegateInfo = new Properties();
+        Properties fencing = new Properties();
+        split(info, delegateInfo, fencing);
+        List<DriverPropertyInfo> properties = new ArrayList<>();
+        FencingUrl target = acceptsURL(url) ? parse(url) : null;
+        if (target != null) {
+            fencing.putAll(target.fencingParameters());
+        }
+        properties.add(property(fencing, FencingConfig.TABLES, true,
+                "comma-separated fenced tables, each table or schema.table"));
+        properties.add(property(fencing, FencingConfig.COLUMN, false,
+                "the BIGINT column holding the newest fence applied to a row (default last_fence)",
+                "last_fence"));
+        properties.add(property(fencing, FencingConfig.COMPARISON, false,
+                "newer-or-equal: applied when column <= fence; strictly-newer: when column < fence",
+                "newer-or-equal", "strictly-newer"));
+        properties.add(property(fencing, FencingConfig.ON_ZERO_ROWS, false,
+                "diagnose: raise only when a newer fence is found; raise: any fenced write changing no row raises",
+                "diagnose", "raise"));
+        properties.add(property(fencing, FencingConfig.MODE, false, "where the fence is checked", "row"));
+        properties.add(property(fencing, FencingConfig.PROCEDURE_CALLS, false,
+                "what to do with procedure calls, whose writes cannot be seen", "allow", "reject"));
+        properties.add(property(fencing, FencingConfig.PLAN_CACHE_SIZE, false,
+                "how many analysed statements are kept (16 to 1000000)"));
+        properties.add(property(fencing, FencingConfig.PARSE_TIMEOUT_MILLIS, false,
+                "how long analysing one statement may take, in milliseconds (1 to 60000)"));
+        properties.add(property(fencing, FencingConfig.CONFIG, false,
+                "a properties file with the fencing.* keys (else FENCING_CONFIG, else fencing.properties on the class path)"));
+        Driver driver = target == null || FencingUrl.accepts(target.delegateUrl()) ? null
+                : findDelegate(target.delegateUrl());
+        if (driver != null) {
+            properties.addAll(List.of(driver.getPropertyInfo(target.delegateUrl(), delegateInfo)));
+        }
+        return properties.toArray(new DriverPropertyInfo[0]);
+    }
+
+    private static DriverPropertyInfo property(Properties values, String key, boolean required, String description,
+                                               String... choices) {
+        DriverPropertyInfo property = new DriverPropertyInfo(key, values.getProperty(key));
+        property.required = required;
+        property.description = description;
+        property.choices = choices.length == 0 ? null : choices;
+        return property;
+    }
+
+    @Override
+    public int getMajorVersion() {
+        return 0;
+    }
+
+    @Override
+    public int getMinorVersion() {
+        return 1;
+    }
+
+    /** False: compliance is the delegate driver's to claim. */
+    @Override
+    public boolean jdbcCompliant() {
+        return false;
+    }
+
+    @Override
+    public Logger getParentLogger() {
+        return Logger.getLogger("dev.fencing");
+    }
+}
