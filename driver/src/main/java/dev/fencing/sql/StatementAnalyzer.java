@@ -173,8 +173,8 @@ public final class StatementAnalyzer {
         String statement(int from, int to) {
             boolean names = namesFencedTable(from, to);
             if (isDynamic(from)) {
-                if (names) {
-                    return "a procedure call or dynamic SQL that names fenced table(s) cannot be analysed";
+                if (filter.mayNameFencedTable(sql.substring(tokens.start(from), tokens.end(to - 1)))) {
+                    return "a procedure call or dynamic SQL that mentions a fenced table (even inside a string) cannot be analysed";
                 }
                 if (config.procedureCalls() == FencingConfig.ProcedureCalls.REJECT) {
                     return "procedure calls and dynamic SQL (CALL, EXECUTE, DO, PREPARE, {call ..}) may write fenced "
