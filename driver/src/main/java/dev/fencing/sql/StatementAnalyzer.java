@@ -1,20 +1,40 @@
 package dev.fencing.sql;
 
 import dev.fencing.FencingConfig;
+import dev.fencing.config.TableName;
+import net.sf.jsqlparser.statement.Statement;
+
+import java.util.List;
+import java.util.Locale;
 
 /**
- * Turns SQL text into {@link FencePlan}s for one configuration and dialect. Thread-safe; plans
- * are cached per text in a bounded cache, and text that names no fenced table is passed without
- * being parsed.
+ * Turns SQL text into {@link FencePlan}s for one configuration and dialect. Thread-safe.
+ *
+ * <p>Text that names no fenced table (the {@link FencedNameFilter pre-filter} decides without
+ * parsing) and starts no procedure call passes without analysis. Everything else is analysed
+ * once per text and cached: the text is lexed, split into statements, each statement that names
+ * a fenced table is parsed by JSqlParser and its writes located in the text by
+ * {@link WriteSites}; the two readings must agree on every write and its target, or the
+ * statement is refused. Fenced writes get the check spliced into the original text.
  */
 public final class StatementAnalyzer {
 
+    private static final System.Logger LOG = System.getLogger(StatementAnalyzer.class.getName());
+
+    private static final String[] DYNAMIC_HEADS = {"CALL", "EXEC", "EXECUTE", "DO", "PREPARE", "RUNSCRIPT"};
+
     private final FencingConfig config;
     private final Dialect dialect;
+    private final FencedNameFilter filter;
+    private final PlanCache cache;
+    private final SqlParser parser;
 
     public StatementAnalyzer(FencingConfig config, Dialect dialect) {
         this.config = config;
         this.dialect = dialect;
+        this.filter = new FencedNameFilter(config.tables());
+        this.cache = new PlanCache(config.planCacheSize());
+        this.parser = new SqlParser(dialect, config.parseTimeoutMillis());
     }
 
     public FencingConfig config() {
@@ -27,15 +47,351 @@ public final class StatementAnalyzer {
 
     /** The plan of a statement text; never throws for bad SQL (refusals are plans). */
     public FencePlan plan(String sql) {
-        throw new UnsupportedOperationException("analyzer under construction");
+        if (sql == null || (!filter.mayNameFencedTable(sql) && !mayRunDynamicSql(sql))) {
+            return FencePlan.passThrough(sql);
+        }
+        return cache.get(sql, this::analyze);
     }
 
     /**
-     * The plan of a text given to {@code Connection.prepareCall}: whatever it says, a procedure
-     * may write anything, so it follows {@link FencingConfig#procedureCalls()} unless it is a
-     * write the analyzer can fence.
+     * The plan of a text given to {@code Connection.prepareCall}. The same rules apply: a
+     * procedure call follows {@link FencingConfig#procedureCalls()}, a plain write is fenced.
      */
     public FencePlan planCall(String sql) {
-        throw new UnsupportedOperationException("analyzer under construction");
+        return plan(sql);
+    }
+
+    /** How many analysed texts are cached now. */
+    public int cachedPlans() {
+        return cache.size();
+    }
+
+    /** Cheap test for a text that may start a procedure call or dynamic SQL, or holds several statements. */
+    private static boolean mayRunDynamicSql(String sql) {
+        if (sql.indexOf(';') >= 0) {
+            return true;
+        }
+        int i = 0;
+        int n = sql.length();
+        while (i < n) {
+            char c = sql.charAt(i);
+            if (Character.isWhitespace(c)) {
+                i++;
+            } else if (c == '-' && i + 1 < n && sql.charAt(i + 1) == '-') {
+                int newline = sql.indexOf('\n', i);
+                i = newline < 0 ? n : newline + 1;
+            } else if (c == '/' && i + 1 < n && sql.charAt(i + 1) == '*') {
+                return true;
+            } else if (c == '{') {
+                return true;
+            } else {
+                for (String head : DYNAMIC_HEADS) {
+                    int end = i + head.length();
+                    if (sql.regionMatches(true, i, head, 0, head.length())
+                            && (end == n || !Character.isLetterOrDigit(sql.charAt(end)) && sql.charAt(end) != '_')) {
+                        return true;
+                    }
+                }
+                return false;
+            }
+        }
+        return false;
+    }
+
+    private FencePlan analyze(String sql) {
+        try {
+            return new Analysis(sql).run();
+        } catch (RuntimeException | StackOverflowError e) {
+            LOG.log(System.Logger.Level.ERROR, "fencing-jdbc failed to analyse a statement; it is refused", e);
+            return FencePlan.refused(sql, firstConfiguredTable(), "the statement could not be analysed ("
+                    + e + "); it is refused so that nothing unchecked reaches a fenced table; nothing was sent");
+        }
+    }
+
+    /** The analysis of one text; not shared. */
+    private final class Analysis {
+        final String sql;
+        SqlTokens tokens;
+        int[] parameterOrdinals;
+        String fencedTable;
+        boolean namesFencedTable;
+        int fencedWrites;
+        int statements;
+        WriteSites.Site onlySite;
+        Splice splice;
+
+        Analysis(String sql) {
+            this.sql = sql;
+        }
+
+        FencePlan run() {
+            try {
+                tokens = SqlTokens.lex(sql, dialect);
+            } catch (SqlTokens.UnreadableSqlException e) {
+                return FencePlan.refused(sql, firstConfiguredTable(),
+                        "the SQL cannot be read (" + e.getMessage() + "), and it may write a fenced table; nothing was sent");
+            }
+            parameterOrdinals = new int[tokens.size()];
+            int parameters = 0;
+            for (int i = 0; i < tokens.size(); i++) {
+                if (tokens.kind(i) == SqlTokens.PARAMETER) {
+                    parameterOrdinals[i] = ++parameters;
+                }
+            }
+            splice = new Splice(sql);
+            int start = 0;
+            for (int i = 0; i <= tokens.size(); i++) {
+                if (i == tokens.size() || (tokens.kind(i) == SqlTokens.SEMICOLON && tokens.depth(i) == 0)) {
+                    if (i > start) {
+                        statements++;
+                        String refusal = statement(start, i);
+                        if (refusal != null) {
+                            return FencePlan.refused(sql, fencedTable == null ? firstConfiguredTable() : fencedTable,
+                                    refusal + "; nothing was sent");
+                        }
+                    }
+                    start = i + 1;
+                }
+            }
+            if (fencedWrites == 0) {
+                return namesFencedTable ? FencePlan.read(sql, fencedTable == null ? firstConfiguredTable() : fencedTable)
+                        : FencePlan.passThrough(sql);
+            }
+            int[] parameterOffsets = new int[parameters];
+            for (int i = 0, p = 0; i < tokens.size(); i++) {
+                if (tokens.kind(i) == SqlTokens.PARAMETER) {
+                    parameterOffsets[p++] = tokens.start(i);
+                }
+            }
+            Splice.Result spliced = splice.apply(parameterOffsets);
+            ZeroRowCheck check = fencedWrites == 1 && statements == 1 && onlySite.topLevel ? zeroRowCheck(onlySite) : null;
+            return FencePlan.fenced(sql, fencedTable, spliced.pieces(), spliced.databaseIndexes(),
+                    spliced.fenceIndexes(), check);
+        }
+
+        /** Analyses the statement in tokens {@code [from, to)}; returns why it is refused, or null. */
+        String statement(int from, int to) {
+            boolean names = namesFencedTable(from, to);
+            if (isDynamic(from)) {
+                if (filter.mayNameFencedTable(sql.substring(tokens.start(from), tokens.end(to - 1)))) {
+                    return "a procedure call or dynamic SQL that mentions a fenced table (even inside a string) cannot be analysed";
+                }
+                if (config.procedureCalls() == FencingConfig.ProcedureCalls.REJECT) {
+                    return "procedure calls and dynamic SQL (CALL, EXECUTE, DO, PREPARE, {call ..}) may write fenced "
+                            + "tables unseen, and " + FencingConfig.PROCEDURE_CALLS + "=reject";
+                }
+                LOG.log(System.Logger.Level.WARNING, "fencing-jdbc cannot see what this procedure call or dynamic SQL "
+                        + "writes; it is sent unchecked ({0}=allow): {1}", FencingConfig.PROCEDURE_CALLS, abbreviate(sql));
+                return null;
+            }
+            if (!names) {
+                return null;
+            }
+            namesFencedTable = true;
+            for (int i = from; i < to; i++) {
+                if (tokens.kind(i) == SqlTokens.JDBC_ESCAPE_OPEN) {
+                    return "JDBC escape syntax ({fn ..}, {d ..}, {oj ..}) in a statement on a fenced table cannot be "
+                            + "analysed; write the native SQL instead";
+                }
+                if (tokens.kind(i) == SqlTokens.EXECUTABLE_COMMENT) {
+                    return "an executable comment (/*! .. */) in a statement on a fenced table cannot be analysed";
+                }
+            }
+            String text = sql.substring(tokens.start(from), tokens.end(to - 1));
+            Statement parsed;
+            try {
+                parsed = parser.parse(text);
+            } catch (SqlParser.UnparseableSqlException e) {
+                if (tokens.isWord(from, "SELECT") && WriteSites.countStatementHeads(tokens, from, to) == 0) {
+                    return null;
+                }
+                return "the SQL parser cannot read a statement that names a fenced table (" + e.getMessage()
+                        + "); rewrite it in a form the parser reads, or run it through an unfenced connection";
+            }
+            ParsedWrites writes = ParsedWrites.of(parsed, config.column());
+            if (!writes.understood) {
+                String kind = parsed.getClass().getSimpleName().replace("Statement", "").toUpperCase(Locale.ROOT);
+                return kind + " statements that name a fenced table are refused (schema changes, EXPLAIN, LOCK and "
+                        + "the like); run them through an unfenced connection";
+            }
+            for (TableName into : writes.selectIntoTargets) {
+                TableName fenced = config.fencedTableFor(into);
+                if (fenced != null) {
+                    fencedTable = fenced.toString();
+                    return "SELECT .. INTO fenced table " + fenced + " cannot carry the check";
+                }
+            }
+            List<WriteSites.Site> sites = WriteSites.find(tokens, dialect, from, to);
+            int heads = WriteSites.countStatementHeads(tokens, from, to);
+            if (sites.size() != writes.writes.size() || heads != sites.size()) {
+                return "the statement's writes could not be located with certainty (parser found "
+                        + writes.writes.size() + ", text shows " + heads + ")";
+            }
+            for (int k = 0; k < sites.size(); k++) {
+                ParsedWrites.ParsedWrite write = writes.writes.get(k);
+                WriteSites.Site site = sites.get(k);
+                TableName fenced = config.fencedTableFor(write.target());
+                if (fenced == null && site.kind == write.kind() && write.target().equals(site.target(tokens))) {
+                    continue;
+                }
+                if (fenced != null) {
+                    fencedTable = fenced.toString();
+                }
+                if (site.kind != write.kind() || !write.target().equals(site.target(tokens))) {
+                    if (site.unsupported != null && fenced != null) {
+                        return write.description() + " on fenced table " + fencedTable + " is refused: " + site.unsupported;
+                    }
+                    return "the statement's writes could not be located with certainty (" + write.description()
+                            + " of " + write.target() + ")";
+                }
+                if (write.kind() == ParsedWrites.Kind.OTHER) {
+                    return write.description() + " on fenced table " + fencedTable + " cannot carry the fence check"
+                            + (write.description().equals("MERGE") ? "; write it as INSERT .. ON CONFLICT or UPDATE" : "");
+                }
+                if (write.multiTable()) {
+                    return "a " + write.description() + " of several tables naming fenced table " + fencedTable
+                            + " cannot carry the check; write each table in its own statement";
+                }
+                if (write.mysqlUpsert()) {
+                    return "INSERT .. ON DUPLICATE KEY UPDATE on fenced table " + fencedTable
+                            + " cannot carry the check; use a fenced UPDATE and INSERT";
+                }
+                if (write.setsColumn()) {
+                    return "the statement sets the fence column " + config.column() + " of " + fencedTable
+                            + " itself; fencing-jdbc owns that column, remove it from the statement";
+                }
+                if (site.unsupported != null) {
+                    return write.description() + " on fenced table " + fencedTable + " is refused: " + site.unsupported;
+                }
+                rewrite(site);
+                fencedWrites++;
+                onlySite = site;
+            }
+            return null;
+        }
+
+        private boolean isDynamic(int head) {
+            if (tokens.kind(head) == SqlTokens.JDBC_ESCAPE_OPEN) {
+                return true;
+            }
+            for (String word : DYNAMIC_HEADS) {
+                if (tokens.isWord(head, word)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        private boolean namesFencedTable(int from, int to) {
+            for (int i = from; i < to; i++) {
+                if (tokens.kind(i) == SqlTokens.WORD || tokens.kind(i) == SqlTokens.QUOTED_IDENTIFIER) {
+                    if (tokens.kind(i) == SqlTokens.QUOTED_IDENTIFIER && (sql.charAt(tokens.start(i)) == 'U'
+                            || sql.charAt(tokens.start(i)) == 'u')) {
+                        return true;
+                    }
+                    String identifier = tokens.identifier(i);
+                    for (TableName table : config.tables()) {
+                        if (table.table().equals(identifier)) {
+                            return true;
+                        }
+                    }
+                }
+            }
+            return false;
+        }
+
+        private void rewrite(WriteSites.Site site) {
+            String column = config.column();
+            String qualifier = site.alias >= 0 ? tokens.text(site.alias) : tokens.text(site.targetLast);
+            String check = "COALESCE(" + qualifier + "." + column + ", 0) " + config.comparison().operator() + " " + Splice.FENCE;
+            String assignment = ", " + column + " = " + Splice.FENCE;
+            switch (site.kind) {
+                case UPDATE -> {
+                    splice.insert(tokens.end(site.assignmentsLast), assignment);
+                    where(site.whereKeyword, site.whereLast, site.bodyLast, check);
+                }
+                case DELETE -> where(site.whereKeyword, site.whereLast, site.bodyLast, check);
+                case INSERT -> {
+                    if (site.columnsClose >= 0) {
+                        splice.insert(tokens.start(site.columnsClose), ", " + column);
+                    }
+                    for (int close : site.rowCloses) {
+                        splice.insert(tokens.start(close), ", " + Splice.FENCE);
+                    }
+                    if (site.defaultValuesFirst >= 0) {
+                        splice.replace(tokens.start(site.defaultValuesFirst), tokens.end(site.defaultValuesLast),
+                                "(" + column + ") VALUES (" + Splice.FENCE + ")");
+                    }
+                    if (site.queryFirst >= 0) {
+                        splice.insert(tokens.start(site.queryFirst),
+                                "SELECT fencing_src.*, CAST(" + Splice.FENCE + " AS BIGINT) FROM (");
+                        splice.insert(tokens.end(site.queryLast), ") fencing_src");
+                    }
+                    if (site.hasConflictUpdate()) {
+                        splice.insert(tokens.end(site.conflictAssignmentsLast), assignment);
+                        where(site.conflictWhereKeyword, site.conflictWhereLast, site.conflictBodyLast, check);
+                    }
+                }
+                default -> throw new IllegalStateException("not a fenceable write: " + site.kind);
+            }
+        }
+
+        private void where(int keyword, int last, int bodyLast, String check) {
+            if (keyword >= 0) {
+                splice.insert(tokens.start(keyword + 1), "(");
+                splice.insert(tokens.end(last), ") AND " + check);
+            } else {
+                splice.insert(tokens.end(bodyLast), " WHERE " + check);
+            }
+        }
+
+        private ZeroRowCheck zeroRowCheck(WriteSites.Site site) {
+            if (site.kind == ParsedWrites.Kind.INSERT) {
+                if (site.hasConflictUpdate() && site.conflictWhereKeyword < 0 && !site.rowCloses.isEmpty()) {
+                    return ZeroRowCheck.expectedRows(site.rowCloses.size());
+                }
+                return null;
+            }
+            String qualifier = site.alias >= 0 ? tokens.text(site.alias) : tokens.text(site.targetLast);
+            StringBuilder query = new StringBuilder("SELECT MAX(COALESCE(").append(qualifier).append('.')
+                    .append(config.column()).append(", 0)) FROM ");
+            int targetEnd = site.alias >= 0 ? site.alias : site.targetLast;
+            query.append(sql, tokens.start(site.targetFirst), tokens.end(targetEnd));
+            int[] parameters = new int[0];
+            if (site.fromKeyword >= 0) {
+                query.append(", ").append(sql, tokens.start(site.fromKeyword + 1), tokens.end(site.fromLast));
+                parameters = append(parameters, site.fromKeyword + 1, site.fromLast);
+            }
+            if (site.whereKeyword >= 0) {
+                query.append(" WHERE ").append(sql, tokens.start(site.whereKeyword + 1), tokens.end(site.whereLast));
+                parameters = append(parameters, site.whereKeyword + 1, site.whereLast);
+            }
+            return ZeroRowCheck.newestFenceQuery(query.toString(), parameters);
+        }
+
+        private int[] append(int[] parameters, int first, int last) {
+            int count = 0;
+            for (int i = first; i <= last; i++) {
+                if (parameterOrdinals[i] > 0) {
+                    count++;
+                }
+            }
+            int[] all = java.util.Arrays.copyOf(parameters, parameters.length + count);
+            int next = parameters.length;
+            for (int i = first; i <= last; i++) {
+                if (parameterOrdinals[i] > 0) {
+                    all[next++] = parameterOrdinals[i];
+                }
+            }
+            return all;
+        }
+    }
+
+    private String firstConfiguredTable() {
+        return config.tables().iterator().next().toString();
+    }
+
+    private static String abbreviate(String sql) {
+        return sql.length() <= 200 ? sql : sql.substring(0, 200) + "...";
     }
 }

@@ -1,0 +1,85 @@
+package dev.fencing.cli;
+
+import dev.fencing.FencingConfig;
+import dev.fencing.sql.Dialect;
+
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Properties;
+
+/** {@code java -jar fencing-driver.jar explain|demo ...}. */
+public final class Main {
+
+    private Main() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        int status = run(args);
+        if (status != 0) {
+            System.exit(status);
+        }
+    }
+
+    static int run(String[] args) throws Exception {
+        if (args.length == 0) {
+            System.err.println("usage: java -jar fencing-driver.jar explain|demo [options]");
+            Explain.printUsage(System.err);
+            return 2;
+        }
+        String command = args[0];
+        String[] rest = Arrays.copyOfRange(args, 1, args.length);
+        return switch (command) {
+            case "explain" -> explain(rest);
+            default -> {
+                System.err.println("unknown command '" + command + "'; expected explain");
+                yield 2;
+            }
+        };
+    }
+
+    private static int explain(String[] args) {
+        Properties properties = new Properties();
+        Path file = null;
+        Dialect dialect = Dialect.POSTGRESQL;
+        StringBuilder sql = new StringBuilder();
+        try {
+            for (int i = 0; i < args.length; i++) {
+                switch (args[i]) {
+                    case "--config" -> file = Path.of(args[++i]);
+                    case "--tables" -> properties.setProperty(FencingConfig.TABLES, args[++i]);
+                    case "--column" -> properties.setProperty(FencingConfig.COLUMN, args[++i]);
+                    case "--comparison" -> properties.setProperty(FencingConfig.COMPARISON, args[++i]);
+                    case "--on-zero-rows" -> properties.setProperty(FencingConfig.ON_ZERO_ROWS, args[++i]);
+                    case "--dialect" -> dialect = Dialect.valueOf(args[++i].toUpperCase(Locale.ROOT));
+                    default -> sql.append(sql.length() == 0 ? "" : " ").append(args[i]);
+                }
+            }
+        } catch (ArrayIndexOutOfBoundsException e) {
+            System.err.println("an option is missing its value");
+            Explain.printUsage(System.err);
+            return 2;
+        } catch (IllegalArgumentException e) {
+            System.err.println("unknown dialect; allowed: postgresql, h2, mariadb, generic");
+            return 2;
+        }
+        if (sql.length() == 0) {
+            Explain.printUsage(System.err);
+            return 2;
+        }
+        FencingConfig config;
+        try {
+            Properties merged = new Properties();
+            if (file != null) {
+                merged.putAll(FencingConfig.load(file).toProperties());
+            }
+            merged.putAll(properties);
+            config = FencingConfig.fromProperties(merged);
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            return 2;
+        }
+        System.out.print(Explain.explain(config, dialect, sql.toString()));
+        return 0;
+    }
+}

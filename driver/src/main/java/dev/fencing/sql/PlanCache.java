@@ -1,0 +1,47 @@
+package dev.fencing.sql;
+
+import java.util.Iterator;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+/**
+ * Analysed statements by SQL text, bounded. When full, an arbitrary tenth of the entries is
+ * dropped: applications have a small working set of statement texts, and a text that comes back
+ * is only analysed again, never run unchecked. Lookups take no lock.
+ */
+final class PlanCache {
+
+    private final ConcurrentHashMap<String, FencePlan> plans;
+    private final int capacity;
+
+    PlanCache(int capacity) {
+        this.capacity = capacity;
+        this.plans = new ConcurrentHashMap<>(Math.min(capacity, 1024));
+    }
+
+    FencePlan get(String sql, Function<String, FencePlan> analysis) {
+        FencePlan plan = plans.get(sql);
+        if (plan != null) {
+            return plan;
+        }
+        plan = analysis.apply(sql);
+        if (plans.size() >= capacity) {
+            evictSome();
+        }
+        FencePlan raced = plans.putIfAbsent(sql, plan);
+        return raced != null ? raced : plan;
+    }
+
+    int size() {
+        return plans.size();
+    }
+
+    private void evictSome() {
+        int toDrop = Math.max(1, capacity / 10);
+        Iterator<String> keys = plans.keySet().iterator();
+        while (toDrop-- > 0 && keys.hasNext()) {
+            keys.next();
+            keys.remove();
+        }
+    }
+}

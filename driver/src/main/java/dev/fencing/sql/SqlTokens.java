@@ -1,0 +1,316 @@
+package dev.fencing.sql;
+
+import java.util.Arrays;
+import java.util.Locale;
+
+/**
+ * The significant tokens of a SQL text (comments and white space dropped), with their offsets in
+ * the text and their parenthesis depth. Positions found here are where the analyzer splices the
+ * check, so the lexer follows each dialect's quoting rules exactly: a {@code ?}, a keyword or a
+ * semicolon inside a string, a quoted identifier or a comment is never taken for one outside.
+ */
+final class SqlTokens {
+
+    static final byte WORD = 1;
+    static final byte QUOTED_IDENTIFIER = 2;
+    static final byte STRING = 3;
+    static final byte NUMBER = 4;
+    static final byte PARAMETER = 5;
+    static final byte OPEN = 6;
+    static final byte CLOSE = 7;
+    static final byte COMMA = 8;
+    static final byte SEMICOLON = 9;
+    static final byte DOT = 10;
+    static final byte OPERATOR = 11;
+    /** A MariaDB {@code /*! ... *}{@code /} comment, which the server executes as code. */
+    static final byte EXECUTABLE_COMMENT = 12;
+    static final byte JDBC_ESCAPE_OPEN = 13;
+
+    final String sql;
+    private byte[] kinds = new byte[32];
+    private int[] starts = new int[32];
+    private int[] ends = new int[32];
+    private int[] depths = new int[32];
+    private int size;
+
+    private SqlTokens(String sql) {
+        this.sql = sql;
+    }
+
+    /** Thrown when the text cannot be read (an unterminated string, comment or quote). */
+    static final class UnreadableSqlException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        UnreadableSqlException(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    static SqlTokens lex(String sql, Dialect dialect) throws UnreadableSqlException {
+        SqlTokens tokens = new SqlTokens(sql);
+        tokens.scan(dialect);
+        return tokens;
+    }
+
+    int size() {
+        return size;
+    }
+
+    byte kind(int i) {
+        return kinds[i];
+    }
+
+    int start(int i) {
+        return starts[i];
+    }
+
+    int end(int i) {
+        return ends[i];
+    }
+
+    /** Parenthesis (and bracket) depth of token {@code i}; an opening parenthesis has the outer depth. */
+    int depth(int i) {
+        return depths[i];
+    }
+
+    String text(int i) {
+        return sql.substring(starts[i], ends[i]);
+    }
+
+    /** True when token {@code i} is the unquoted word {@code keyword} (any case). */
+    boolean isWord(int i, String keyword) {
+        return i >= 0 && i < size && kinds[i] == WORD && ends[i] - starts[i] == keyword.length()
+                && sql.regionMatches(true, starts[i], keyword, 0, keyword.length());
+    }
+
+    boolean isIdentifier(int i) {
+        return i >= 0 && i < size && (kinds[i] == WORD || kinds[i] == QUOTED_IDENTIFIER);
+    }
+
+    /** The token's identifier value: unquoted, folded to lower case. */
+    String identifier(int i) {
+        return dev.fencing.config.Identifiers.unquote(text(i)).toLowerCase(Locale.ROOT);
+    }
+
+    private void add(byte kind, int start, int end, int depth) {
+        if (size == kinds.length) {
+            int capacity = size * 2;
+            kinds = Arrays.copyOf(kinds, capacity);
+            starts = Arrays.copyOf(starts, capacity);
+            ends = Arrays.copyOf(ends, capacity);
+            depths = Arrays.copyOf(depths, capacity);
+        }
+        kinds[size] = kind;
+        starts[size] = start;
+        ends[size] = end;
+        depths[size] = depth;
+        size++;
+    }
+
+    private void scan(Dialect dialect) throws UnreadableSqlException {
+        final String s = sql;
+        final int n = s.length();
+        final boolean mysql = dialect.mysqlLexing();
+        int depth = 0;
+        int i = 0;
+        while (i < n) {
+            char c = s.charAt(i);
+            if (Character.isWhitespace(c)) {
+                i++;
+            } else if (c == '-' && i + 1 < n && s.charAt(i + 1) == '-'
+                    && (!mysql || i + 2 >= n || Character.isWhitespace(s.charAt(i + 2)))) {
+                i = lineEnd(i);
+            } else if (mysql && c == '#') {
+                i = lineEnd(i);
+            } else if (dialect == Dialect.H2 && c == '/' && i + 1 < n && s.charAt(i + 1) == '/') {
+                i = lineEnd(i);
+            } else if (c == '/' && i + 1 < n && s.charAt(i + 1) == '*') {
+                int end = blockCommentEnd(i, dialect == Dialect.POSTGRESQL || dialect == Dialect.GENERIC);
+                if (mysql && i + 2 < n && (s.charAt(i + 2) == '!'
+                        || (s.charAt(i + 2) == 'M' && i + 3 < n && s.charAt(i + 3) == '!'))) {
+                    add(EXECUTABLE_COMMENT, i, end, depth);
+                }
+                i = end;
+            } else if (c == '\'') {
+                int end = quotedEnd(i, '\'', mysql);
+                add(STRING, i, end, depth);
+                i = end;
+            } else if (c == '"') {
+                int end = quotedEnd(i, '"', mysql);
+                add(mysql ? STRING : QUOTED_IDENTIFIER, i, end, depth);
+                i = end;
+            } else if (c == '`' && mysql) {
+                int end = quotedEnd(i, '`', false);
+                add(QUOTED_IDENTIFIER, i, end, depth);
+                i = end;
+            } else if (c == '$' && !mysql && dollarTagEnd(i) > 0) {
+                int end = dollarQuotedEnd(i);
+                add(STRING, i, end, depth);
+                i = end;
+            } else if (isPrefixedString(i, mysql)) {
+                int quote = s.indexOf('\'', i);
+                boolean backslashes = mysql || Character.toUpperCase(c) == 'E';
+                int end = quotedEnd(quote, '\'', backslashes);
+                add(STRING, i, end, depth);
+                i = end;
+            } else if (c == 'U' || c == 'u') {
+                if (i + 2 < n && s.charAt(i + 1) == '&' && s.charAt(i + 2) == '"' && !mysql) {
+                    int end = quotedEnd(i + 2, '"', false);
+                    add(QUOTED_IDENTIFIER, i, end, depth);
+                    i = end;
+                } else {
+                    i = word(i, depth);
+                }
+            } else if (Character.isLetter(c) || c == '_') {
+                i = word(i, depth);
+            } else if (Character.isDigit(c) || (c == '.' && i + 1 < n && Character.isDigit(s.charAt(i + 1)))) {
+                int end = i + 1;
+                while (end < n && (Character.isLetterOrDigit(s.charAt(end)) || s.charAt(end) == '.'
+                        || s.charAt(end) == '_'
+                        || ((s.charAt(end) == '+' || s.charAt(end) == '-')
+                        && (s.charAt(end - 1) == 'e' || s.charAt(end - 1) == 'E')))) {
+                    end++;
+                }
+                add(NUMBER, i, end, depth);
+                i = end;
+            } else if (c == '?') {
+                if (i + 1 < n && s.charAt(i + 1) == '?') {
+                    add(OPERATOR, i, i + 2, depth);
+                    i += 2;
+                } else {
+                    add(PARAMETER, i, i + 1, depth);
+                    i++;
+                }
+            } else if (c == '(' || c == '[') {
+                add(OPEN, i, i + 1, depth);
+                depth++;
+                i++;
+            } else if (c == ')' || c == ']') {
+                depth--;
+                if (depth < 0) {
+                    throw new UnreadableSqlException("unbalanced ')' at offset " + i);
+                }
+                add(CLOSE, i, i + 1, depth);
+                i++;
+            } else if (c == '{') {
+                add(JDBC_ESCAPE_OPEN, i, i + 1, depth);
+                i++;
+            } else if (c == ',') {
+                add(COMMA, i, i + 1, depth);
+                i++;
+            } else if (c == ';') {
+                add(SEMICOLON, i, i + 1, depth);
+                i++;
+            } else if (c == '.') {
+                add(DOT, i, i + 1, depth);
+                i++;
+            } else {
+                add(OPERATOR, i, i + 1, depth);
+                i++;
+            }
+        }
+        if (depth != 0) {
+            throw new UnreadableSqlException("unbalanced '(': " + depth + " left open");
+        }
+    }
+
+    private int word(int i, int depth) {
+        final String s = sql;
+        int end = i + 1;
+        while (end < s.length() && (Character.isLetterOrDigit(s.charAt(end)) || s.charAt(end) == '_'
+                || s.charAt(end) == '$')) {
+            end++;
+        }
+        add(WORD, i, end, depth);
+        return end;
+    }
+
+    private int lineEnd(int i) {
+        int end = sql.indexOf('\n', i);
+        return end < 0 ? sql.length() : end + 1;
+    }
+
+    private int blockCommentEnd(int i, boolean nested) throws UnreadableSqlException {
+        int level = 0;
+        int j = i;
+        final String s = sql;
+        while (j < s.length() - 1) {
+            if (s.charAt(j) == '/' && s.charAt(j + 1) == '*') {
+                level++;
+                j += 2;
+                if (!nested && level > 1) {
+                    level = 1;
+                }
+            } else if (s.charAt(j) == '*' && s.charAt(j + 1) == '/') {
+                level--;
+                j += 2;
+                if (level == 0) {
+                    return j;
+                }
+            } else {
+                j++;
+            }
+        }
+        throw new UnreadableSqlException("unterminated comment starting at offset " + i);
+    }
+
+    /** The end (exclusive) of a quoted run that starts at {@code i}; the quote doubles to escape itself. */
+    private int quotedEnd(int i, char quote, boolean backslashEscapes) throws UnreadableSqlException {
+        final String s = sql;
+        int j = i + 1;
+        while (j < s.length()) {
+            char c = s.charAt(j);
+            if (backslashEscapes && c == '\\') {
+                j += 2;
+            } else if (c == quote) {
+                if (j + 1 < s.length() && s.charAt(j + 1) == quote) {
+                    j += 2;
+                } else {
+                    return j + 1;
+                }
+            } else {
+                j++;
+            }
+        }
+        throw new UnreadableSqlException("unterminated " + quote + " quote starting at offset " + i);
+    }
+
+    /** E'..', N'..', B'..', X'..', U&'..' (and MariaDB's _charset'..' is read as a word then a string). */
+    private boolean isPrefixedString(int i, boolean mysql) {
+        final String s = sql;
+        char c = Character.toUpperCase(s.charAt(i));
+        if (i > 0 && (Character.isLetterOrDigit(s.charAt(i - 1)) || s.charAt(i - 1) == '_')) {
+            return false;
+        }
+        if ((c == 'E' && !mysql) || c == 'N' || c == 'B' || c == 'X') {
+            return i + 1 < s.length() && s.charAt(i + 1) == '\'';
+        }
+        return c == 'U' && !mysql && i + 2 < s.length() && s.charAt(i + 1) == '&' && s.charAt(i + 2) == '\'';
+    }
+
+    /** For {@code $tag$} at {@code i}: the offset after the closing {@code $} of the tag, else 0. */
+    private int dollarTagEnd(int i) {
+        final String s = sql;
+        if (i > 0 && (Character.isLetterOrDigit(s.charAt(i - 1)) || s.charAt(i - 1) == '_' || s.charAt(i - 1) == '$')) {
+            return 0;
+        }
+        int j = i + 1;
+        if (j < s.length() && Character.isDigit(s.charAt(j))) {
+            return 0;
+        }
+        while (j < s.length() && (Character.isLetterOrDigit(s.charAt(j)) || s.charAt(j) == '_')) {
+            j++;
+        }
+        return j < s.length() && s.charAt(j) == '$' ? j + 1 : 0;
+    }
+
+    private int dollarQuotedEnd(int i) throws UnreadableSqlException {
+        int tagEnd = dollarTagEnd(i);
+        String tag = sql.substring(i, tagEnd);
+        int close = sql.indexOf(tag, tagEnd);
+        if (close < 0) {
+            throw new UnreadableSqlException("unterminated " + tag + " quote starting at offset " + i);
+        }
+        return close + tag.length();
+    }
+}

@@ -1,0 +1,105 @@
+package dev.fencing;
+
+import dev.fencing.config.TableName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Properties;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class FencingConfigTest {
+
+    @Test
+    void defaultsAreTheDocumentedOnes() {
+        FencingConfig config = FencingConfig.builder().tables("orders").build();
+
+        assertThat(config.column()).isEqualTo("last_fence");
+        assertThat(config.comparison()).isEqualTo(FencingConfig.Comparison.NEWER_OR_EQUAL);
+        assertThat(config.onZeroRows()).isEqualTo(FencingConfig.ZeroRows.DIAGNOSE);
+        assertThat(config.mode()).isEqualTo(FencingConfig.Mode.ROW);
+        assertThat(config.procedureCalls()).isEqualTo(FencingConfig.ProcedureCalls.ALLOW);
+    }
+
+    @Test
+    void aPropertiesFileIsReadAndRoundTrips(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("fencing.properties");
+        Files.writeString(file, "fencing.tables = orders, \"Billing\".payments\nfencing.column=fence\n"
+                + "fencing.comparison=strictly-newer\nfencing.on-zero-rows=raise\nunrelated=1\n");
+
+        FencingConfig config = FencingConfig.load(file);
+
+        assertThat(config.tables()).containsExactly(TableName.of(null, "orders"), TableName.of("billing", "payments"));
+        assertThat(config.column()).isEqualTo("fence");
+        assertThat(config.comparison()).isEqualTo(FencingConfig.Comparison.STRICTLY_NEWER);
+        assertThat(config.onZeroRows()).isEqualTo(FencingConfig.ZeroRows.RAISE);
+        assertThat(FencingConfig.fromProperties(config.toProperties())).isEqualTo(config);
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "fencing.comparison|newest|fencing.comparison",
+            "fencing.comparison|newest|newer-or-equal, strictly-newer",
+            "fencing.on-zero-rows|ignore|diagnose, raise",
+            "fencing.mode|cluster|row, epoch",
+            "fencing.column|last fence|fencing.column",
+            "fencing.column|x;drop table t|plain SQL identifier",
+            "fencing.tables|orders;--|fencing.tables",
+            "fencing.tables|a.b.c|schema.table",
+            "fencing.table|orders|unknown fencing configuration key 'fencing.table'",
+            "fencing.procedure-calls|maybe|allow, reject",
+            "fencing.plan-cache-size|lots|fencing.plan-cache-size",
+    })
+    void badValuesNameTheKeyAndTheAllowedValues(String key, String value, String expected) {
+        Properties properties = new Properties();
+        properties.setProperty("fencing.tables", "orders");
+        properties.setProperty(key, value);
+
+        assertThatThrownBy(() -> FencingConfig.fromProperties(properties))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(expected);
+    }
+
+    @Test
+    void noTablesIsAnError() {
+        assertThatThrownBy(() -> FencingConfig.builder().build()).hasMessageContaining("fencing.tables");
+    }
+
+    @Test
+    void unreadableFilesNameThePath(@TempDir Path dir) {
+        Path missing = dir.resolve("missing.properties");
+        assertThatThrownBy(() -> FencingConfig.load(missing)).hasMessageContaining(missing.toString());
+    }
+
+    @Fenced("ledger")
+    static final class Ledger {
+    }
+
+    static final class NotFenced {
+    }
+
+    @Test
+    void fencedEntitiesAddTheirTable() {
+        FencingConfig config = FencingConfig.builder().fencedEntity(Ledger.class).build();
+
+        assertThat(config.tables()).containsExactly(TableName.of(null, "ledger"));
+        assertThatThrownBy(() -> FencingConfig.builder().fencedEntity(NotFenced.class))
+                .hasMessageContaining("@dev.fencing.Fenced");
+    }
+
+    @Test
+    void tableMatchingIgnoresCaseAndQuotesAndOverMatchesUnqualifiedNames() {
+        TableName configured = TableName.parse("billing.payments");
+
+        assertThat(configured.matches(TableName.parse("\"PAYMENTS\""))).isTrue();
+        assertThat(configured.matches(TableName.parse("Billing.Payments"))).isTrue();
+        assertThat(configured.matches(TableName.parse("db.billing.payments"))).isTrue();
+        assertThat(configured.matches(TableName.parse("archive.payments"))).isFalse();
+        assertThat(TableName.parse("payments").matches(TableName.parse("archive.payments"))).isTrue();
+    }
+}
