@@ -54,6 +54,10 @@ final class FencedConnection implements Connection {
         return config;
     }
 
+    StatementAnalyzer analyzer() {
+        return analyzer;
+    }
+
     /** The driver's connection, for the fencing layer's own queries (zero-row diagnosis). */
     Connection database() throws SQLException {
         return open();
