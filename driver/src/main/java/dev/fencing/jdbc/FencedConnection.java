@@ -45,9 +45,32 @@ final class FencedConnection implements Connection {
         this.config = analyzer.config();
     }
 
+    /** Where a connection gets its analyzer: the data source's or the driver's. */
+    @FunctionalInterface
+    interface Analyzers {
+        StatementAnalyzer forConnection(Connection connection) throws SQLException;
+    }
+
     /** The dialect of the database behind {@code connection}, as its metadata names it. */
     static Dialect dialectOf(Connection connection) throws SQLException {
         return Dialect.fromProductName(connection.getMetaData().getDatabaseProductName());
+    }
+
+    /**
+     * Fences a connection just opened. When that fails (no analyzer can be had), the connection is
+     * closed: it is never handed out unfenced.
+     */
+    static FencedConnection fence(Connection connection, Analyzers analyzers) throws SQLException {
+        try {
+            return new FencedConnection(connection, analyzers.forConnection(connection));
+        } catch (SQLException | RuntimeException | Error e) {
+            try {
+                connection.close();
+            } catch (SQLException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
     }
 
     FencingConfig config() {

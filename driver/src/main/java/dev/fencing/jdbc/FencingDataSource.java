@@ -70,18 +70,10 @@ public final class FencingDataSource implements DataSource, AutoCloseable {
     }
 
     private Connection fence(Connection connection) throws SQLException {
-        try {
-            return new FencedConnection(connection, analyzerFor(connection));
-        } catch (SQLException | RuntimeException | Error e) {
-            try {
-                connection.close();
-            } catch (SQLException suppressed) {
-                e.addSuppressed(suppressed);
-            }
-            throw e;
-        }
+        return FencedConnection.fence(connection, this::analyzerFor);
     }
 
+    /** The one analyzer of this data source, made for the dialect of its first connection. */
     private StatementAnalyzer analyzerFor(Connection connection) throws SQLException {
         StatementAnalyzer current = analyzer;
         if (current == null) {

@@ -101,18 +101,10 @@ public final class FencingDriver implements Driver {
             throw new SQLException("the driver " + driver.getClass().getName() + " did not accept a "
                     + FencingUrl.scheme(target.delegateUrl()) + " URL it claimed to accept", "08001");
         }
-        try {
-            LOG.log(System.Logger.Level.DEBUG, () -> "fencing a " + FencingUrl.scheme(target.delegateUrl())
-                    + " connection with " + config);
-            return new FencedConnection(connection, ANALYZERS.get(config, FencedConnection.dialectOf(connection)));
-        } catch (SQLException | RuntimeException | Error e) {
-            try {
-                connection.close();
-            } catch (SQLException suppressed) {
-                e.addSuppressed(suppressed);
-            }
-            throw e;
-        }
+        LOG.log(System.Logger.Level.DEBUG, () -> "fencing a " + FencingUrl.scheme(target.delegateUrl())
+                + " connection with " + config);
+        return FencedConnection.fence(connection,
+                fenced -> ANALYZERS.get(config, FencedConnection.dialectOf(fenced)));
     }
 
     private static FencingUrl parse(String url) throws FencingException {

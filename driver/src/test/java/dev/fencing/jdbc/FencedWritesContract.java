@@ -269,6 +269,44 @@ abstract class FencedWritesContract extends OrdersFixture {
     }
 
     @Test
+    void theDiagnosisBindsValuesTheWayTheApplicationDid() throws SQLException {
+        seed(1, "pending", 100, 9);
+        PreparedStatement update = connection().prepareStatement(
+                "UPDATE orders SET amount = ? WHERE id = ? AND status = ?");
+        try (Fence.Scope scope = Fence.enter(7)) {
+            update.setObject(1, 5L);
+            update.setObject(2, "1", Types.BIGINT);
+            update.setObject(3, "pending", Types.VARCHAR, 0);
+            StaleFenceException stale = catchThrowableOfType(StaleFenceException.class, update::executeUpdate);
+            assertThat(stale.currentFence()).hasValue(9);
+        }
+        assertThat(order(1)).isEqualTo(new Order(1, "pending", 100, 9));
+    }
+
+    @Test
+    void aValueThatCannotBeReadTwiceLeavesAZeroRowWriteUndiagnosed() throws SQLException {
+        seed(1, "pending", 100, 9);
+        PreparedStatement update = connection().prepareStatement(
+                "UPDATE orders SET amount = ? WHERE id = ? AND status = ?");
+        try (Fence.Scope scope = Fence.enter(7)) {
+            update.setLong(1, 5);
+            update.setLong(2, 1);
+            update.setCharacterStream(3, new java.io.StringReader("pending"));
+            // the write was not applied (the check is in the statement), but why cannot be told
+            assertThat(update.executeUpdate()).isZero();
+        }
+        assertThat(order(1)).isEqualTo(new Order(1, "pending", 100, 9));
+    }
+
+    @Test
+    void connectionsOfADataSourceShareOneAnalyzer() throws SQLException {
+        FencingDataSource dataSource = fenced();
+        FencedConnection first = (FencedConnection) connection(dataSource);
+        FencedConnection second = (FencedConnection) connection(dataSource);
+        assertThat(first.analyzer()).isSameAs(second.analyzer());
+    }
+
+    @Test
     void preparedWriteWithoutFenceIsRefusedAtExecute() throws SQLException {
         seed(1, "pending", 100, 5);
         Connection connection = connection();
