@@ -37,9 +37,12 @@ class HikariPoolTest extends OrdersFixture {
         return DATABASE.dataSource;
     }
 
-    private HikariDataSource pool(String jdbcUrl) {
+    private HikariDataSource pool(String jdbcUrl, String... dataSourceProperties) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(jdbcUrl);
+        for (int i = 0; i < dataSourceProperties.length; i += 2) {
+            config.addDataSourceProperty(dataSourceProperties[i], dataSourceProperties[i + 1]);
+        }
         config.setMaximumPoolSize(1);
         config.setMinimumIdle(1);
         config.setPoolName("fencing-test");
@@ -58,6 +61,14 @@ class HikariPoolTest extends OrdersFixture {
     void hikariAboveTheFencingDriverKeepsTheConnectionAfterAStaleWrite() throws SQLException {
         seed(1, "pending", 100, 9);
         HikariDataSource pool = pool(DATABASE.url().replaceFirst("^jdbc:", "jdbc:fencing:") + "&fencing.tables=orders");
+        staleWritesKeepThePooledConnection(pool, pool);
+    }
+
+    @Test
+    void hikariPassesFencingKeysAsDataSourceProperties() throws SQLException {
+        seed(1, "pending", 100, 9);
+        HikariDataSource pool = pool(DATABASE.url().replaceFirst("^jdbc:", "jdbc:fencing:"),
+                "fencing.tables", "orders", "fencing.comparison", "strictly-newer");
         staleWritesKeepThePooledConnection(pool, pool);
     }
 
