@@ -164,9 +164,10 @@ public final class StatementAnalyzer {
                 }
             }
             Splice.Result spliced = splice.apply(parameterOffsets);
-            ZeroRowCheck check = fencedWrites == 1 && statements == 1 && onlySite.topLevel ? zeroRowCheck(onlySite) : null;
+            boolean countIsTheFencedWrite = fencedWrites == 1 && statements == 1 && onlySite.topLevel;
+            ZeroRowCheck check = countIsTheFencedWrite ? zeroRowCheck(onlySite) : null;
             return FencePlan.fenced(sql, fencedTable, spliced.pieces(), spliced.databaseIndexes(),
-                    spliced.fenceIndexes(), check);
+                    spliced.fenceIndexes(), check, countIsTheFencedWrite);
         }
 
         /** Analyses the statement in tokens {@code [from, to)}; returns why it is refused, or null. */
