@@ -193,6 +193,8 @@ public final class JdbcFencedLocks implements AutoCloseable {
             Watchdog renewals = watchdog ? new Watchdog(watchdogExecutor) : null;
             LeaseIssuer issuer = new LeaseIssuer(store, new ReleaseSignals(ReleaseSignals.Subscriptions.NONE),
                     renewals, pollInterval);
+            System.getLogger(JdbcFencedLocks.class.getName()).log(System.Logger.Level.DEBUG, () -> "JdbcFencedLocks on "
+                    + store.address() + ": watchdog=" + watchdog + ", pollInterval=" + pollInterval);
             return new JdbcFencedLocks(store, issuer);
         }
     }

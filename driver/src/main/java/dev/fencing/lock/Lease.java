@@ -74,8 +74,11 @@ public interface Lease extends AutoCloseable {
      * @throws IllegalStateException if the lease is no longer held (the action is not run)
      */
     default void runFenced(Runnable action) {
-        try (Fence.Scope scope = enterFence()) {
+        Fence.Scope scope = enterFence();
+        try {
             action.run();
+        } finally {
+            scope.close();
         }
     }
 
@@ -87,8 +90,11 @@ public interface Lease extends AutoCloseable {
      * @throws IllegalStateException if the lease is no longer held (the action is not called)
      */
     default <T> T callFenced(Callable<T> action) throws Exception {
-        try (Fence.Scope scope = enterFence()) {
+        Fence.Scope scope = enterFence();
+        try {
             return action.call();
+        } finally {
+            scope.close();
         }
     }
 

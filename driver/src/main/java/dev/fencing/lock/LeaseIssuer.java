@@ -50,6 +50,9 @@ final class LeaseIssuer implements AutoCloseable {
         if (outcome.lease != null) {
             return outcome.lease;
         }
+        if (deadline - System.nanoTime() <= 0) {
+            throw timedOut(resource, maxWait);
+        }
         // Contended: from here on, releases wake this thread. Registering may subscribe, and
         // the attempt after it catches a release that came before the subscription.
         try (ReleaseSignals.Waiter waiter = signals.register(resource, Math.max(0, deadline - System.nanoTime()))) {
@@ -61,9 +64,7 @@ final class LeaseIssuer implements AutoCloseable {
                 }
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
-                    throw new LockAcquisitionException(resource, LockAcquisitionException.Reason.TIMED_OUT,
-                            "timed out after " + maxWait + " waiting for lock '" + resource + "' at "
-                                    + store.address(), null);
+                    throw timedOut(resource, maxWait);
                 }
                 waiter.await(seen, Math.min(left, pause(outcome.holderTtlMillis)));
             }
@@ -72,6 +73,11 @@ final class LeaseIssuer implements AutoCloseable {
             throw new LockAcquisitionException(resource, LockAcquisitionException.Reason.INTERRUPTED,
                     "interrupted while waiting for lock '" + resource + "' at " + store.address(), e);
         }
+    }
+
+    private LockAcquisitionException timedOut(String resource, Duration maxWait) {
+        return new LockAcquisitionException(resource, LockAcquisitionException.Reason.TIMED_OUT,
+                "timed out after " + maxWait + " waiting for lock '" + resource + "' at " + store.address(), null);
     }
 
     /** One atomic attempt at the store. */

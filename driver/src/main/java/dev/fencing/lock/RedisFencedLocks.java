@@ -225,6 +225,10 @@ public final class RedisFencedLocks implements AutoCloseable {
             channel.connect(connections, signals);
             RedisLockStore store = new RedisLockStore(connections, keys, replicas, replicaTimeout.toMillis());
             Watchdog renewals = watchdog ? new Watchdog(watchdogExecutor) : null;
+            System.getLogger(RedisFencedLocks.class.getName()).log(System.Logger.Level.DEBUG, () -> "RedisFencedLocks at "
+                    + address + ": keyPrefix=" + keyPrefix + ", watchdog=" + watchdog + ", waitForReplicas=" + replicas
+                    + (replicas > 0 ? " within " + replicaTimeout : "") + ", commandTimeout=" + commandTimeout
+                    + ", pollInterval=" + pollInterval);
             return new RedisFencedLocks(new LeaseIssuer(store, signals, renewals, pollInterval), address.toString());
         }
 

@@ -297,6 +297,7 @@ abstract class FencedLocksContract {
         String resource = newResource();
         Lease lease = locks.tryAcquire(resource, Duration.ofSeconds(10)).orElseThrow();
         try (Fence.Scope outer = Fence.enter(1_000_000L)) {
+            assertThat(outer.token()).isEqualTo(1_000_000L);
             lease.runFenced(() -> {
                 assertThat(Fence.current()).hasValue(lease.fence());
                 assertThat(Fence.currentLock()).contains(resource);

@@ -114,6 +114,7 @@ abstract class JdbcFencedLocksContract extends FencedLocksContract {
                 PreparedStatement read = connection.prepareStatement(
                         "SELECT expires_at FROM " + table + " WHERE lock_name = ?")) {
             long after = System.currentTimeMillis();
+            assertThat(lease.isHeld()).isTrue();
             read.setString(1, resource);
             try (ResultSet row = read.executeQuery()) {
                 assertThat(row.next()).isTrue();

@@ -3,6 +3,7 @@ package dev.fencing.lock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.lettuce.core.RedisCredentials;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.SlotHash;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -54,8 +55,9 @@ class RedisKeysAndAddressTest {
         assertThat(address.toString()).isEqualTo("redis-cluster://10.0.0.1:7000,10.0.0.2:7001");
         assertThat(address.uris()).extracting(RedisURI::getPort).containsExactly(7000, 7001);
         assertThat(address.uris()).allSatisfy(uri -> {
-            assertThat(uri.getUsername()).isEqualTo("user");
-            assertThat(new String(uri.getPassword())).isEqualTo("secret");
+            RedisCredentials credentials = uri.getCredentialsProvider().resolveCredentials().block();
+            assertThat(credentials.getUsername()).isEqualTo("user");
+            assertThat(new String(credentials.getPassword())).isEqualTo("secret");
         });
         assertThat(RedisAddress.parse("rediss-cluster://h:7000").uris().get(0).isSsl()).isTrue();
         assertThat(RedisAddress.parse("redis://127.0.0.1:6379").isCluster()).isFalse();
