@@ -39,7 +39,17 @@ final class IssuedLease implements Lease {
         this.owner = owner;
         this.fence = fence;
         this.ttlMillis = ttlMillis;
-        this.heldUntilNanos = sentAtNanos + TimeUnit.MILLISECONDS.toNanos(ttlMillis);
+        this.heldUntilNanos = sentAtNanos + believedNanos(ttlMillis);
+    }
+
+    /**
+     * How long after sending an acquire or renewal this process believes the lock is held:
+     * the TTL, less 1% for clock drift between here and the store, and 2 ms for the stores'
+     * millisecond resolution (the store may count a millisecond that began before the send).
+     */
+    static long believedNanos(long ttlMillis) {
+        long ttlNanos = TimeUnit.MILLISECONDS.toNanos(ttlMillis);
+        return Math.max(0, ttlNanos - ttlNanos / 100 - TimeUnit.MILLISECONDS.toNanos(2));
     }
 
     @Override
@@ -101,7 +111,7 @@ final class IssuedLease implements Lease {
             if (extended && isHeld()) {
                 // Only ever forwards: a renewal that comes back after the lease ran out here
                 // does not bring it back, so isHeld() never turns true again.
-                heldUntilNanos = Math.max(heldUntilNanos, sentAt + TimeUnit.MILLISECONDS.toNanos(ttlMillis));
+                heldUntilNanos = Math.max(heldUntilNanos, sentAt + believedNanos(ttlMillis));
                 return true;
             }
             if (state == State.HELD) {

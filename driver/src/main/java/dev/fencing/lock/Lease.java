@@ -42,9 +42,11 @@ public interface Lease extends AutoCloseable {
 
     /**
      * Whether this lease still holds its lock, as far as this process can know: {@code false}
-     * once the lease is closed, once its TTL has run out without a successful renewal
-     * (counted conservatively, from before the acquire or renewal was sent), or once a
-     * renewal found the lock in other hands. Once {@code false}, it stays {@code false}.
+     * once the lease is closed, once its TTL has run out without a successful renewal, or
+     * once a renewal found the lock in other hands. The TTL is counted on this process's monotonic
+     * clock from before the acquire or renewal was sent, less 1% and 2 ms for clock drift and
+     * the store's millisecond resolution, so that this turns {@code false} no later than the
+     * store lets a successor in. Once {@code false}, it stays {@code false}.
      *
      * <p>{@code true} is only a belief: the process may pause right after asking. The fence
      * checked by the resource is what makes a stale holder harmless.

@@ -46,7 +46,9 @@ import java.util.concurrent.ScheduledExecutorService;
  * Sentinel and Cluster prefer the replica with the most replicated data, which is such a
  * replica while it is reachable. Where a guarantee is required, keep the fences in a database
  * with synchronous replication ({@link JdbcFencedLocks}). {@code WAIT} runs on the shared
- * connection and holds back its other commands while replicas lag, up to the timeout.
+ * connection and holds back its other commands while replicas lag, up to the timeout. Right
+ * after a replica's full resync, Redis may stream writes to it only after its first
+ * acknowledgement, up to a second later; acquires meanwhile fail closed.
  *
  * <h2>Failures</h2>
  * Nothing connects until the first acquire. When Redis cannot be reached or fails, acquires

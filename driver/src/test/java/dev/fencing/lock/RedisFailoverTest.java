@@ -102,7 +102,15 @@ class RedisFailoverTest {
                 "--replicaof", "127.0.0.1", Integer.toString(master.port()));
         servers.add(replica);
         RedisServerProcess.awaitUntil("the replica is in sync", Duration.ofSeconds(10),
-                () -> replica.withCommands(redis -> redis.info("replication")).contains("master_link_status:up"));
+                () -> replica.withCommands(redis -> redis.info("replication")).contains("master_link_status:up")
+                        && master.withCommands(redis -> redis.info("replication")).contains("state=online"));
+        // After a diskless sync the master streams writes only once the replica has sent its
+        // first acknowledgement (up to a second later): wait until a write is acknowledged.
+        long acknowledged = master.withCommands(redis -> {
+            redis.set("probe", "1");
+            return redis.waitForReplication(1, 5_000);
+        });
+        assertThat(acknowledged).as("the replica acknowledges writes").isEqualTo(1);
         return replica;
     }
 
