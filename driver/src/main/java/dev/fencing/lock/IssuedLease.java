@@ -102,7 +102,15 @@ final class IssuedLease implements Lease {
      */
     boolean renew() {
         long sentAt = System.nanoTime();
+        boolean wasHeld;
+        synchronized (this) {
+            wasHeld = state == State.HELD;
+        }
         if (!isHeld()) {
+            if (wasHeld) {
+                // The renewal came too late: this process (or the store) was too slow or paused.
+                LOG.log(System.Logger.Level.WARNING, this + " is lost: its TTL ran out before it could be renewed");
+            }
             stopRenewing();
             return false;
         }

@@ -18,6 +18,7 @@ final class LeaseIssuer implements AutoCloseable {
     private final ReleaseSignals signals;
     private final Watchdog watchdog;
     private final long pollNanos;
+    private volatile boolean closed;
 
     /**
      * @param watchdog renews every lease it issues, or null for leases that simply expire
@@ -28,10 +29,6 @@ final class LeaseIssuer implements AutoCloseable {
         this.signals = signals;
         this.watchdog = watchdog;
         this.pollNanos = pollInterval.toNanos();
-    }
-
-    ReleaseSignals signals() {
-        return signals;
     }
 
     Optional<Lease> tryAcquire(String resource, Duration ttl) {
@@ -54,8 +51,10 @@ final class LeaseIssuer implements AutoCloseable {
             throw timedOut(resource, maxWait);
         }
         // Contended: from here on, releases wake this thread. Registering may subscribe, and
-        // the attempt after it catches a release that came before the subscription.
-        try (ReleaseSignals.Waiter waiter = signals.register(resource, Math.max(0, deadline - System.nanoTime()))) {
+        // the attempt after it catches a release that came before the subscription. Waiting
+        // for the subscription longer than a poll interval would gain nothing over polling.
+        long subscriptionWait = Math.min(pollNanos, Math.max(0, deadline - System.nanoTime()));
+        try (ReleaseSignals.Waiter waiter = signals.register(resource, subscriptionWait)) {
             while (true) {
                 long seen = waiter.generation();
                 outcome = attempt(resource, ttlMillis);
@@ -116,6 +115,9 @@ final class LeaseIssuer implements AutoCloseable {
     }
 
     private long checkArguments(String resource, Duration ttl) {
+        if (closed) {
+            throw new IllegalStateException("these locks are closed (" + store.address() + ")");
+        }
         Objects.requireNonNull(resource, "resource");
         Objects.requireNonNull(ttl, "ttl");
         if (resource.isBlank()) {
@@ -140,6 +142,7 @@ final class LeaseIssuer implements AutoCloseable {
 
     @Override
     public void close() {
+        closed = true;
         if (watchdog != null) {
             watchdog.close();
         }

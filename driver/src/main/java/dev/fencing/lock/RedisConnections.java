@@ -25,6 +25,7 @@ import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -45,7 +46,7 @@ final class RedisConnections implements AutoCloseable {
 
     private final Object connecting = new Object();
     private volatile StatefulConnection<String, String> connection;
-    private volatile StatefulRedisPubSubConnection<String, String> pubSub;
+    private CompletableFuture<StatefulRedisPubSubConnection<String, String>> pubSub; // guarded by connecting
 
     /**
      * @param commandTimeout how long a command (and a connect) may take before it fails
@@ -119,24 +120,23 @@ final class RedisConnections implements AutoCloseable {
         }
     }
 
-    /** The connection for release notifications, opened on first use. */
-    StatefulRedisPubSubConnection<String, String> pubSub() {
-        StatefulRedisPubSubConnection<String, String> current = pubSub;
-        if (current != null) {
-            return current;
-        }
+    /**
+     * The connection for release notifications, opened on first use without blocking: its
+     * callers hold locks that the notifications themselves need. A failed attempt is
+     * forgotten, so the next call tries again.
+     */
+    CompletableFuture<StatefulRedisPubSubConnection<String, String>> pubSub() {
         synchronized (connecting) {
-            if (pubSub == null) {
-                StatefulRedisPubSubConnection<String, String> opened;
-                try {
-                    opened = client instanceof RedisClusterClient
-                            ? ((RedisClusterClient) client).connectPubSub(StringCodec.UTF8)
-                            : ((RedisClient) client).connectPubSub(StringCodec.UTF8, address.uris().get(0));
-                } catch (RedisException e) {
-                    throw failure(e);
-                }
-                opened.addListener(releaseListener);
-                pubSub = opened;
+            if (pubSub == null || pubSub.isCompletedExceptionally()) {
+                CompletableFuture<StatefulRedisPubSubConnection<String, String>> opening = client instanceof RedisClusterClient
+                        ? ((RedisClusterClient) client).connectPubSubAsync(StringCodec.UTF8)
+                                .thenApply(cluster -> (StatefulRedisPubSubConnection<String, String>) cluster)
+                        : ((RedisClient) client).connectPubSubAsync(StringCodec.UTF8, address.uris().get(0))
+                                .toCompletableFuture();
+                pubSub = opening.thenApply(opened -> {
+                    opened.addListener(releaseListener);
+                    return opened;
+                });
             }
             return pubSub;
         }

@@ -1,7 +1,6 @@
 package dev.fencing.lock;
 
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -27,21 +26,17 @@ final class RedisReleaseChannel extends RedisPubSubAdapter<String, String> imple
 
     @Override
     public CompletionStage<?> subscribe(String resource) {
-        try {
-            return connections.pubSub().async().subscribe(keys.releaseChannel(resource));
-        } catch (RuntimeException e) {
-            // Redis is down: waiters poll, and their attempts report the failure.
-            return CompletableFuture.failedFuture(e);
-        }
+        // Never blocks: this runs under ReleaseSignals' lock. If Redis is down the future
+        // fails, waiters poll, and their attempts report the failure.
+        String channel = keys.releaseChannel(resource);
+        return connections.pubSub().thenCompose(pubSub -> pubSub.async().subscribe(channel));
     }
 
     @Override
     public void unsubscribe(String resource) {
-        try {
-            connections.pubSub().async().unsubscribe(keys.releaseChannel(resource));
-        } catch (RuntimeException e) {
-            // Nothing to undo: a dead connection has no subscriptions.
-        }
+        String channel = keys.releaseChannel(resource);
+        // A connection that never opened has no subscriptions to undo.
+        connections.pubSub().thenAccept(pubSub -> pubSub.async().unsubscribe(channel));
     }
 
     @Override

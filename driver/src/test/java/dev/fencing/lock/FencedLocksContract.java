@@ -331,6 +331,15 @@ abstract class FencedLocksContract {
     }
 
     @Test
+    void closedLocksRefuseToAcquire() {
+        Locks locks = newLocks(null);
+        locks.close();
+        assertThatThrownBy(() -> locks.tryAcquire(newResource(), Duration.ofSeconds(1)))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("closed");
+    }
+
+    @Test
     void measureAcquireAndReleaseRoundTrips() {
         Locks locks = open(null);
         String resource = newResource();

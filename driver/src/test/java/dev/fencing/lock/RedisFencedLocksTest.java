@@ -1,11 +1,18 @@
 package dev.fencing.lock;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -55,6 +62,33 @@ class RedisFencedLocksTest extends FencedLocksContract {
                 locks.close();
             }
         };
+    }
+
+    @Test
+    void aWaiterInAnotherProcessWakesOnTheReleaseMessageNotByPolling() throws Exception {
+        RedisKeys keys = new RedisKeys(PREFIX);
+        String resource = newResource();
+        ExecutorService waiterThread = Executors.newSingleThreadExecutor();
+        // Polling every 10 s: only the release message can wake the waiter in time.
+        try (RedisFencedLocks holderProcess = RedisFencedLocks.builder(TestServices.REDIS_URI).keyPrefix(PREFIX).build();
+                RedisFencedLocks waiterProcess = RedisFencedLocks.builder(TestServices.REDIS_URI).keyPrefix(PREFIX)
+                        .pollInterval(Duration.ofSeconds(10)).build()) {
+            Lease held = holderProcess.tryAcquire(resource, Duration.ofSeconds(30)).orElseThrow();
+            Future<Lease> waiter = waiterThread.submit(
+                    () -> waiterProcess.acquire(resource, Duration.ofSeconds(10), Duration.ofSeconds(20)));
+            RedisServerProcess.awaitUntil("the waiter subscribes", Duration.ofSeconds(5), () -> connection.sync()
+                    .pubsubNumsub(keys.releaseChannel(resource)).get(keys.releaseChannel(resource)) == 1);
+            long released = System.nanoTime();
+            held.close();
+            try (Lease next = waiter.get(5, TimeUnit.SECONDS)) {
+                assertThat(Duration.ofNanos(System.nanoTime() - released)).isLessThan(Duration.ofSeconds(2));
+                assertThat(next.fence()).isGreaterThan(held.fence());
+            }
+            RedisServerProcess.awaitUntil("the waiter unsubscribes", Duration.ofSeconds(5), () -> connection.sync()
+                    .pubsubNumsub(keys.releaseChannel(resource)).get(keys.releaseChannel(resource)) == 0);
+        } finally {
+            waiterThread.shutdownNow();
+        }
     }
 
     @Override
