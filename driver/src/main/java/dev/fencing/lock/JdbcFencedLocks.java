@@ -41,8 +41,10 @@ import javax.sql.DataSource;
  * WHERE lock_name = ? AND (owner IS NULL OR expires_at <= now)}. The database serializes
  * concurrent updates of the row, and the condition is checked again after waiting, so exactly
  * one claim wins and each winner's fence is one more than the last. The new fence is read
- * back by {@code RETURNING} (PostgreSQL), {@code SELECT .. FROM FINAL TABLE (UPDATE ..)} (H2),
- * or a {@code SELECT} in the claim's transaction (MariaDB, MySQL). A lock never taken before
+ * back from the same statement: by {@code RETURNING} (PostgreSQL), by
+ * {@code SELECT .. FROM FINAL TABLE (UPDATE ..)} (H2), or (MariaDB, MySQL) by setting
+ * {@code fence = LAST_INSERT_ID(fence + 1)}, which the server reports in the update's reply
+ * as its generated key. A lock never taken before
  * is created by one {@code INSERT} with fence 1; of two racing inserts, the primary key lets
  * one through. Release and renewal are updates conditional on {@code owner} and
  * {@code fence}: a holder whose lock expired cannot free or extend its successor's.

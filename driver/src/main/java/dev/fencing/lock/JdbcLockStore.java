@@ -14,8 +14,8 @@ import javax.sql.DataSource;
  * keeps growing across tenures and survives restarts. Acquiring is one conditional
  * statement that takes a free or expired row and increments its fence (or, for a lock never
  * taken before, one insert with fence 1); release and renewal are conditional on the owner
- * and fence. Every statement runs on a connection of its own from the data source, in
- * auto-commit except where the fence has to be read back in the claiming transaction.
+ * and fence. Every operation borrows a connection of its own from the data source and runs
+ * in auto-commit: each is one statement (two for the first acquire of a lock).
  */
 final class JdbcLockStore implements LockStore {
 
@@ -40,16 +40,17 @@ final class JdbcLockStore implements LockStore {
 
     @Override
     public Attempt tryAcquire(String resource, String owner, long ttlMillis) {
-        try (Connection connection = dataSource.getConnection()) {
-            SqlDialect sql = dialect(connection);
-            long fence = claim(connection, sql, resource, owner, ttlMillis);
-            if (fence > 0) {
-                return Attempt.acquired(fence);
-            }
-            if (insertFirst(connection, sql, resource, owner, ttlMillis)) {
-                return Attempt.acquired(1);
-            }
-            return Attempt.held(0);
+        try {
+            return inAutoCommit((connection, sql) -> {
+                long fence = claim(connection, sql, resource, owner, ttlMillis);
+                if (fence > 0) {
+                    return Attempt.acquired(fence);
+                }
+                if (insertFirst(connection, sql, resource, owner, ttlMillis)) {
+                    return Attempt.acquired(1);
+                }
+                return Attempt.held(0);
+            });
         } catch (SQLException e) {
             if (isContention(e)) {
                 return Attempt.held(0);
@@ -61,44 +62,27 @@ final class JdbcLockStore implements LockStore {
     /** Takes an existing free or expired row; returns its new fence, or 0 when none was taken. */
     private long claim(Connection connection, SqlDialect sql, String resource, String owner, long ttlMillis)
             throws SQLException {
-        String returning = sql.claimReturningFence(table);
-        if (returning != null) {
-            try (PreparedStatement claim = connection.prepareStatement(returning)) {
+        if (sql.reportsFenceAsGeneratedKey()) {
+            try (PreparedStatement claim = connection.prepareStatement(sql.claim(table), Statement.RETURN_GENERATED_KEYS)) {
                 bindClaim(claim, resource, owner, ttlMillis);
-                try (ResultSet row = claim.executeQuery()) {
-                    return row.next() ? row.getLong(1) : 0;
+                if (claim.executeUpdate() != 1) {
+                    return 0;
+                }
+                try (ResultSet key = claim.getGeneratedKeys()) {
+                    if (!key.next() || key.getLong(1) <= 0) {
+                        // Taken, but the fence is unknown: fail, and the lock expires by its TTL.
+                        throw new SQLException("the claim of lock '" + resource + "' in " + table
+                                + " did not report the fence it set");
+                    }
+                    return key.getLong(1);
                 }
             }
         }
-        // The claim and the read of its fence in one transaction: the row stays locked by the
-        // claim until commit, so the fence read is the one this claim set.
-        boolean autoCommit = connection.getAutoCommit();
-        connection.setAutoCommit(false);
-        try {
-            long fence = 0;
-            try (PreparedStatement claim = connection.prepareStatement(sql.claim(table))) {
-                bindClaim(claim, resource, owner, ttlMillis);
-                if (claim.executeUpdate() == 1) {
-                    try (PreparedStatement read = connection.prepareStatement(sql.fenceOfClaimed(table))) {
-                        read.setString(1, resource);
-                        read.setString(2, owner);
-                        try (ResultSet row = read.executeQuery()) {
-                            if (!row.next()) {
-                                throw new SQLException("the lock row claimed for '" + resource + "' in " + table
-                                        + " was not found again in the same transaction");
-                            }
-                            fence = row.getLong(1);
-                        }
-                    }
-                }
+        try (PreparedStatement claim = connection.prepareStatement(sql.claim(table))) {
+            bindClaim(claim, resource, owner, ttlMillis);
+            try (ResultSet row = claim.executeQuery()) {
+                return row.next() ? row.getLong(1) : 0;
             }
-            connection.commit();
-            return fence;
-        } catch (SQLException | RuntimeException e) {
-            rollbackQuietly(connection, e);
-            throw e;
-        } finally {
-            connection.setAutoCommit(autoCommit);
         }
     }
 
@@ -127,12 +111,15 @@ final class JdbcLockStore implements LockStore {
 
     @Override
     public boolean release(String resource, String owner, long fence) {
-        try (Connection connection = dataSource.getConnection();
-                PreparedStatement release = connection.prepareStatement(dialect(connection).release(table))) {
-            release.setString(1, resource);
-            release.setString(2, owner);
-            release.setLong(3, fence);
-            return release.executeUpdate() == 1;
+        try {
+            return inAutoCommit((connection, sql) -> {
+                try (PreparedStatement release = connection.prepareStatement(sql.release(table))) {
+                    release.setString(1, resource);
+                    release.setString(2, owner);
+                    release.setLong(3, fence);
+                    return release.executeUpdate() == 1;
+                }
+            });
         } catch (SQLException e) {
             throw failure("release", resource, e);
         }
@@ -140,13 +127,16 @@ final class JdbcLockStore implements LockStore {
 
     @Override
     public boolean extend(String resource, String owner, long fence, long ttlMillis) {
-        try (Connection connection = dataSource.getConnection();
-                PreparedStatement extend = connection.prepareStatement(dialect(connection).extend(table))) {
-            extend.setLong(1, ttlMillis);
-            extend.setString(2, resource);
-            extend.setString(3, owner);
-            extend.setLong(4, fence);
-            return extend.executeUpdate() == 1;
+        try {
+            return inAutoCommit((connection, sql) -> {
+                try (PreparedStatement extend = connection.prepareStatement(sql.extend(table))) {
+                    extend.setLong(1, ttlMillis);
+                    extend.setString(2, resource);
+                    extend.setString(3, owner);
+                    extend.setLong(4, fence);
+                    return extend.executeUpdate() == 1;
+                }
+            });
         } catch (SQLException e) {
             throw failure("extend", resource, e);
         }
@@ -154,10 +144,36 @@ final class JdbcLockStore implements LockStore {
 
     /** Creates the lock table if it does not exist. */
     void createTable() throws SQLException {
-        try (Connection connection = dataSource.getConnection(); Statement ddl = connection.createStatement()) {
-            ddl.execute(dialect(connection).createTable(table));
-            if (!connection.getAutoCommit()) {
-                connection.commit();
+        inAutoCommit((connection, sql) -> {
+            try (Statement ddl = connection.createStatement()) {
+                return ddl.execute(sql.createTable(table));
+            }
+        });
+    }
+
+    /** Work on one borrowed connection. */
+    private interface ConnectionWork<T> {
+        T run(Connection connection, SqlDialect sql) throws SQLException;
+    }
+
+    /**
+     * Runs {@code work} on a connection of its own, in auto-commit even when the pool hands
+     * out connections without it: each statement must commit by itself (a pool would roll
+     * back a claim left uncommitted), and the row must not stay locked past the statement.
+     */
+    private <T> T inAutoCommit(ConnectionWork<T> work) throws SQLException {
+        try (Connection connection = dataSource.getConnection()) {
+            SqlDialect sql = dialect(connection);
+            boolean autoCommit = connection.getAutoCommit();
+            if (!autoCommit) {
+                connection.setAutoCommit(true);
+            }
+            try {
+                return work.run(connection, sql);
+            } finally {
+                if (!autoCommit) {
+                    connection.setAutoCommit(false);
+                }
             }
         }
     }
@@ -200,14 +216,6 @@ final class JdbcLockStore implements LockStore {
     private LockStoreException failure(String doing, String resource, SQLException e) {
         return new LockStoreException(address() + " failed to " + doing + " lock '" + resource + "': "
                 + e.getMessage() + " (SQLState " + e.getSQLState() + ")", e);
-    }
-
-    private static void rollbackQuietly(Connection connection, Exception failure) {
-        try {
-            connection.rollback();
-        } catch (SQLException e) {
-            failure.addSuppressed(e);
-        }
     }
 
     private static boolean isDuplicateKey(SQLException e) {

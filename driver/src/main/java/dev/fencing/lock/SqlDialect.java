@@ -23,8 +23,8 @@ enum SqlDialect {
         }
 
         @Override
-        String claimReturningFence(String table) {
-            return claim(table) + " RETURNING fence";
+        String claim(String table) {
+            return claimUpdate(table, "fence + 1") + " RETURNING fence";
         }
 
         @Override
@@ -48,8 +48,16 @@ enum SqlDialect {
         }
 
         @Override
-        String claimReturningFence(String table) {
-            return null; // UPDATE has no RETURNING here: the fence is read in the same transaction
+        String claim(String table) {
+            // UPDATE has no RETURNING here. LAST_INSERT_ID(expr) returns expr and makes the
+            // server report it in the update's own reply, as the insert id: read back as the
+            // generated key, without a second statement or a transaction.
+            return claimUpdate(table, "LAST_INSERT_ID(fence + 1)");
+        }
+
+        @Override
+        boolean reportsFenceAsGeneratedKey() {
+            return true;
         }
     },
 
@@ -60,8 +68,8 @@ enum SqlDialect {
         }
 
         @Override
-        String claimReturningFence(String table) {
-            return "SELECT fence FROM FINAL TABLE (" + claim(table) + ")";
+        String claim(String table) {
+            return "SELECT fence FROM FINAL TABLE (" + claimUpdate(table, "fence + 1") + ")";
         }
     };
 
@@ -90,23 +98,21 @@ enum SqlDialect {
     abstract String createTable(String table);
 
     /**
-     * {@link #claim} as a query whose one row holds the new fence, or null when the database
-     * cannot return it from the same statement.
-     */
-    abstract String claimReturningFence(String table);
-
-    /**
      * Takes an existing lock row if it is free or expired and increments its fence, in one
-     * statement. Parameters: owner, TTL millis, lock name.
+     * statement, which also reports the new fence: as its result set, or (when
+     * {@link #reportsFenceAsGeneratedKey()}) as its generated key. Parameters: owner, TTL
+     * millis, lock name.
      */
-    String claim(String table) {
-        return "UPDATE " + table + " SET owner = ?, fence = fence + 1, expires_at = " + nowMillis + " + ?"
-                + " WHERE lock_name = ? AND (owner IS NULL OR expires_at <= " + nowMillis + ")";
+    abstract String claim(String table);
+
+    /** Whether {@link #claim} reports the new fence as a generated key instead of a row. */
+    boolean reportsFenceAsGeneratedKey() {
+        return false;
     }
 
-    /** Reads the fence of a row this transaction has claimed. Parameters: lock name, owner. */
-    String fenceOfClaimed(String table) {
-        return "SELECT fence FROM " + table + " WHERE lock_name = ? AND owner = ?";
+    final String claimUpdate(String table, String newFence) {
+        return "UPDATE " + table + " SET owner = ?, fence = " + newFence + ", expires_at = " + nowMillis + " + ?"
+                + " WHERE lock_name = ? AND (owner IS NULL OR expires_at <= " + nowMillis + ")";
     }
 
     /**
