@@ -46,7 +46,9 @@ final class RedisConnections implements AutoCloseable {
 
     private final Object connecting = new Object();
     private volatile StatefulConnection<String, String> connection;
-    private CompletableFuture<StatefulRedisPubSubConnection<String, String>> pubSub; // guarded by connecting
+    // A lock of its own: opening the command connection blocks, opening this one must not.
+    private final Object openingPubSub = new Object();
+    private CompletableFuture<StatefulRedisPubSubConnection<String, String>> pubSub; // guarded by openingPubSub
 
     /**
      * @param commandTimeout how long a command (and a connect) may take before it fails
@@ -126,7 +128,7 @@ final class RedisConnections implements AutoCloseable {
      * forgotten, so the next call tries again.
      */
     CompletableFuture<StatefulRedisPubSubConnection<String, String>> pubSub() {
-        synchronized (connecting) {
+        synchronized (openingPubSub) {
             if (pubSub == null || pubSub.isCompletedExceptionally()) {
                 CompletableFuture<StatefulRedisPubSubConnection<String, String>> opening = client instanceof RedisClusterClient
                         ? ((RedisClusterClient) client).connectPubSubAsync(StringCodec.UTF8)

@@ -30,7 +30,8 @@ import java.util.concurrent.ScheduledExecutorService;
  * <h2>Keys</h2>
  * For resource {@code r} and the default prefix: {@code fencing:{r}:lock} (the lock, with a
  * TTL), {@code fencing:{r}:fence} (the fence counter, which never expires) and the channel
- * {@code fencing:{r}:released}. The braces make both keys one cluster slot. The counter is
+ * {@code fencing:{r}:released}. The braces make both keys one cluster slot (braces and
+ * {@code %} in a resource name are percent-encoded, so any name works). The counter is
  * what makes fences grow: it must survive. Do not delete it, keep Redis from evicting it
  * ({@code maxmemory-policy} {@code noeviction} or a {@code volatile-*} policy, which only
  * evicts keys with a TTL), and persist it ({@code appendonly yes}, ideally with
