@@ -52,12 +52,15 @@ class RedisServersTest {
     }
 
     @Test
-    void replicaFollowsItsPrimaryAndCanBePromoted() {
+    void replicaFollowsItsPrimaryAndCanBePromoted() throws IOException {
         RedisServer primary = servers.start();
         RedisServer replica = servers.start();
         replica.replicaOf(primary);
-        primary.call("SET", "fence", "34");
-        assertEquals(1L, primary.call("WAIT", "1", "5000"));
+        try (Resp connection = Resp.connect(primary.host(), primary.port(), Duration.ofSeconds(5))) {
+            connection.call("SET", "fence", "34");
+            // WAIT counts replicas that have this connection's writes: it must share the connection.
+            assertEquals(1L, connection.call("WAIT", "1", "5000"));
+        }
         assertEquals("34", replica.call("GET", "fence"));
         assertTrue(String.valueOf(replica.call("INFO", "replication")).contains("role:slave"));
 
