@@ -64,8 +64,8 @@ final class ZeroRowDiagnosis implements AutoCloseable {
 
     /** False when {@code count} rows is certainly what a current fence would have changed: no query needed. */
     static boolean mayBeStale(FencingConfig config, FencePlan plan, long count) {
-        if (plan.kind() != FencePlan.Kind.FENCED || count < 0) {
-            // negative: Statement.SUCCESS_NO_INFO or EXECUTE_FAILED, which tell nothing
+        if (plan.kind() != FencePlan.Kind.FENCED || count < 0 || !plan.countIsTheFencedWrite()) {
+            // not fenced; Statement.SUCCESS_NO_INFO or EXECUTE_FAILED; or a count of another statement
             return false;
         }
         if (count == 0) {

@@ -32,9 +32,10 @@ public final class FencePlan {
     private final int[] fenceIndexes;
     private final ZeroRowCheck zeroRowCheck;
     private final String refusal;
+    private final boolean countIsTheFencedWrite;
 
     private FencePlan(Kind kind, String sql, String fencedTable, String[] pieces, int[] databaseIndexes,
-                      int[] fenceIndexes, ZeroRowCheck zeroRowCheck, String refusal) {
+                      int[] fenceIndexes, ZeroRowCheck zeroRowCheck, String refusal, boolean countIsTheFencedWrite) {
         this.kind = kind;
         this.sql = sql;
         this.fencedTable = fencedTable;
@@ -44,18 +45,19 @@ public final class FencePlan {
         this.fenceIndexes = fenceIndexes;
         this.zeroRowCheck = zeroRowCheck;
         this.refusal = refusal;
+        this.countIsTheFencedWrite = countIsTheFencedWrite;
     }
 
     static FencePlan passThrough(String sql) {
-        return new FencePlan(Kind.PASS_THROUGH, sql, null, null, null, new int[0], null, null);
+        return new FencePlan(Kind.PASS_THROUGH, sql, null, null, null, new int[0], null, null, false);
     }
 
     static FencePlan read(String sql, String fencedTable) {
-        return new FencePlan(Kind.READ, sql, fencedTable, null, null, new int[0], null, null);
+        return new FencePlan(Kind.READ, sql, fencedTable, null, null, new int[0], null, null, false);
     }
 
     static FencePlan refused(String sql, String fencedTable, String reason) {
-        return new FencePlan(Kind.REFUSED, sql, fencedTable, null, null, new int[0], null, reason);
+        return new FencePlan(Kind.REFUSED, sql, fencedTable, null, null, new int[0], null, reason, false);
     }
 
     /**
@@ -64,14 +66,15 @@ public final class FencePlan {
      * @param databaseIndexes for application parameter {@code i} (1-based), at {@code [i - 1]}, its
      *                        index in the database's text
      * @param fenceIndexes    the database's parameter indexes that receive the fence
+     * @param countIsTheFencedWrite true when the statement's update count is the fenced write's own
      */
     static FencePlan fenced(String sql, String fencedTable, String[] pieces, int[] databaseIndexes,
-                            int[] fenceIndexes, ZeroRowCheck zeroRowCheck) {
+                            int[] fenceIndexes, ZeroRowCheck zeroRowCheck, boolean countIsTheFencedWrite) {
         if (fenceIndexes.length != pieces.length - 1) {
             throw new IllegalStateException("fence placeholders and indexes disagree for: " + sql);
         }
         return new FencePlan(Kind.FENCED, sql, fencedTable, pieces, databaseIndexes, fenceIndexes,
-                zeroRowCheck, null);
+                zeroRowCheck, null, countIsTheFencedWrite);
     }
 
     public Kind kind() {
@@ -143,6 +146,15 @@ public final class FencePlan {
     /** How to diagnose a fenced write that changed no row; null when it cannot be diagnosed. */
     public ZeroRowCheck zeroRowCheck() {
         return zeroRowCheck;
+    }
+
+    /**
+     * True when the update count the database returns for this text is the count of its one fenced
+     * write: one statement, whose fenced write is not inside a CTE. Otherwise a count may belong to
+     * another statement and says nothing about the fence.
+     */
+    public boolean countIsTheFencedWrite() {
+        return countIsTheFencedWrite;
     }
 
     /** A new exception explaining why this statement is refused; only for {@link Kind#REFUSED}. */
