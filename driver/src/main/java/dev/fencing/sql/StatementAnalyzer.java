@@ -2,6 +2,10 @@ package dev.fencing.sql;
 
 import dev.fencing.FencingConfig;
 import dev.fencing.config.TableName;
+import net.sf.jsqlparser.parser.CCJSqlParser;
+import net.sf.jsqlparser.parser.CCJSqlParserConstants;
+import net.sf.jsqlparser.parser.StringProvider;
+import net.sf.jsqlparser.parser.Token;
 import net.sf.jsqlparser.statement.Statement;
 
 import java.util.List;
@@ -66,33 +70,37 @@ public final class StatementAnalyzer {
         return cache.size();
     }
 
-    /** Cheap test for a text that may start a procedure call or dynamic SQL, or holds several statements. */
+    /**
+     * Cheap test for a text that needs a closer look although it names no fenced table: it may
+     * start a procedure call or dynamic SQL, or holds several statements. Only a text that starts
+     * with a plain ASCII word other than a procedure keyword, and has no comment, semicolon or
+     * JDBC escape anywhere, is cleared here; everything else is lexed with the dialect's rules.
+     */
     private static boolean mayRunDynamicSql(String sql) {
-        if (sql.indexOf(';') >= 0) {
+        int n = sql.length();
+        int i = 0;
+        while (i < n && (sql.charAt(i) == ' ' || sql.charAt(i) == '\t' || sql.charAt(i) == '\n')) {
+            i++;
+        }
+        if (i == n) {
+            return false;
+        }
+        char first = sql.charAt(i);
+        if (!((first >= 'a' && first <= 'z') || (first >= 'A' && first <= 'Z') || first == '(')) {
             return true;
         }
-        int i = 0;
-        int n = sql.length();
-        while (i < n) {
-            char c = sql.charAt(i);
-            if (Character.isWhitespace(c)) {
-                i++;
-            } else if (c == '-' && i + 1 < n && sql.charAt(i + 1) == '-') {
-                int newline = sql.indexOf('\n', i);
-                i = newline < 0 ? n : newline + 1;
-            } else if (c == '/' && i + 1 < n && sql.charAt(i + 1) == '*') {
+        for (int j = i; j < n; j++) {
+            char c = sql.charAt(j);
+            if (c == ';' || c == '{' || c == '#' || (c == '-' && j + 1 < n && sql.charAt(j + 1) == '-')
+                    || (c == '/' && j + 1 < n && (sql.charAt(j + 1) == '*' || sql.charAt(j + 1) == '/'))) {
                 return true;
-            } else if (c == '{') {
+            }
+        }
+        for (String head : DYNAMIC_HEADS) {
+            int end = i + head.length();
+            if (sql.regionMatches(true, i, head, 0, head.length())
+                    && (end == n || !Character.isLetterOrDigit(sql.charAt(end)) && sql.charAt(end) != '_')) {
                 return true;
-            } else {
-                for (String head : DYNAMIC_HEADS) {
-                    int end = i + head.length();
-                    if (sql.regionMatches(true, i, head, 0, head.length())
-                            && (end == n || !Character.isLetterOrDigit(sql.charAt(end)) && sql.charAt(end) != '_')) {
-                        return true;
-                    }
-                }
-                return false;
             }
         }
         return false;
@@ -140,16 +148,22 @@ public final class StatementAnalyzer {
             }
             splice = new Splice(sql);
             int start = 0;
+            int rawStart = 0;
             for (int i = 0; i <= tokens.size(); i++) {
                 if (i == tokens.size() || (tokens.kind(i) == SqlTokens.SEMICOLON && tokens.depth(i) == 0)) {
+                    int rawEnd = i == tokens.size() ? sql.length() : tokens.start(i);
+                    String refusal = null;
                     if (i > start) {
                         statements++;
-                        String refusal = statement(start, i);
-                        if (refusal != null) {
-                            return FencePlan.refused(sql, fencedTable == null ? firstConfiguredTable() : fencedTable,
-                                    refusal + "; nothing was sent");
-                        }
+                        refusal = statement(start, i, rawStart, rawEnd);
+                    } else if (filter.mayNameFencedTable(sql.substring(rawStart, rawEnd))) {
+                        refusal = "a fenced table is named where the analysis sees only a comment";
                     }
+                    if (refusal != null) {
+                        return FencePlan.refused(sql, fencedTable == null ? firstConfiguredTable() : fencedTable,
+                                refusal + "; nothing was sent");
+                    }
+                    rawStart = rawEnd + 1;
                     start = i + 1;
                 }
             }
@@ -164,17 +178,34 @@ public final class StatementAnalyzer {
                 }
             }
             Splice.Result spliced = splice.apply(parameterOffsets);
+            String unverified = verifyWithParserTokens(spliced);
+            if (unverified != null) {
+                return FencePlan.refused(sql, fencedTable, unverified + "; nothing was sent");
+            }
             boolean countIsTheFencedWrite = fencedWrites == 1 && statements == 1 && onlySite.topLevel;
             ZeroRowCheck check = countIsTheFencedWrite ? zeroRowCheck(onlySite) : null;
             return FencePlan.fenced(sql, fencedTable, spliced.pieces(), spliced.databaseIndexes(),
                     spliced.fenceIndexes(), check, countIsTheFencedWrite);
         }
 
-        /** Analyses the statement in tokens {@code [from, to)}; returns why it is refused, or null. */
-        String statement(int from, int to) {
-            boolean names = namesFencedTable(from, to);
+        /**
+         * Analyses the statement in tokens {@code [from, to)}, which the text {@code [rawFrom, rawTo)}
+         * holds with the comments around it; returns why it is refused, or null.
+         */
+        String statement(int from, int to, int rawFrom, int rawTo) {
+            String raw = sql.substring(rawFrom, rawTo);
+            // Decided on the raw text, comments and strings included: where this lexer and the
+            // database's disagree about what is a comment, the statement is parsed, not passed.
+            boolean names = filter.mayNameFencedTable(raw);
+            for (int i = from; i < to; i++) {
+                if (tokens.kind(i) == SqlTokens.EXECUTABLE_COMMENT
+                        && (names || config.procedureCalls() == FencingConfig.ProcedureCalls.REJECT)) {
+                    return "an executable comment (/*! .. */) in a statement that mentions a fenced table (or with "
+                            + FencingConfig.PROCEDURE_CALLS + "=reject) cannot be analysed";
+                }
+            }
             if (isDynamic(from)) {
-                if (filter.mayNameFencedTable(sql.substring(tokens.start(from), tokens.end(to - 1)))) {
+                if (names) {
                     return "a procedure call or dynamic SQL that mentions a fenced table (even inside a string) cannot be analysed";
                 }
                 if (config.procedureCalls() == FencingConfig.ProcedureCalls.REJECT) {
@@ -194,16 +225,19 @@ public final class StatementAnalyzer {
                     return "JDBC escape syntax ({fn ..}, {d ..}, {oj ..}) in a statement on a fenced table cannot be "
                             + "analysed; write the native SQL instead";
                 }
-                if (tokens.kind(i) == SqlTokens.EXECUTABLE_COMMENT) {
-                    return "an executable comment (/*! .. */) in a statement on a fenced table cannot be analysed";
+                if (tokens.kind(i) == SqlTokens.STRING && tokens.hasBackslash(i) && dialect != Dialect.H2) {
+                    return "a string literal with a backslash in a statement on a fenced table: where it ends depends "
+                            + "on session settings (standard_conforming_strings, NO_BACKSLASH_ESCAPES); bind the value "
+                            + "as a parameter instead";
                 }
             }
-            String text = sql.substring(tokens.start(from), tokens.end(to - 1));
+            String text = raw;
             Statement parsed;
             try {
                 parsed = parser.parse(text);
             } catch (SqlParser.UnparseableSqlException e) {
-                if (tokens.isWord(from, "SELECT") && WriteSites.countStatementHeads(tokens, from, to) == 0) {
+                if (tokens.isWord(from, "SELECT") && WriteSites.countStatementHeads(tokens, from, to) == 0
+                        && !mentionsWriteKeyword(raw)) {
                     return null;
                 }
                 return "the SQL parser cannot read a statement that names a fenced table (" + e.getMessage()
@@ -283,22 +317,39 @@ public final class StatementAnalyzer {
             return false;
         }
 
-        private boolean namesFencedTable(int from, int to) {
-            for (int i = from; i < to; i++) {
-                if (tokens.kind(i) == SqlTokens.WORD || tokens.kind(i) == SqlTokens.QUOTED_IDENTIFIER) {
-                    if (tokens.kind(i) == SqlTokens.QUOTED_IDENTIFIER && (sql.charAt(tokens.start(i)) == 'U'
-                            || sql.charAt(tokens.start(i)) == 'u')) {
-                        return true;
-                    }
-                    String identifier = tokens.identifier(i);
-                    for (TableName table : config.tables()) {
-                        if (table.table().equals(identifier)) {
-                            return true;
-                        }
+        /**
+         * Checks the spliced text with JSqlParser's own tokenizer, a second lexer: every fence must
+         * stand as a token of its own (not inside what that lexer takes for a comment or a string),
+         * and the spliced text must still parse.
+         */
+        private String verifyWithParserTokens(Splice.Result spliced) {
+            String marker = "9223372036854775" + (sql.contains("9223372036854775806") ? "795" : "806");
+            String text = String.join(marker, spliced.pieces());
+            CCJSqlParser parser = parser(text);
+            int seen = 0;
+            try {
+                for (Token token = parser.getNextToken(); token.kind != CCJSqlParserConstants.EOF; token = parser.getNextToken()) {
+                    if (marker.equals(token.image)) {
+                        seen++;
                     }
                 }
+            } catch (RuntimeException | Error e) {
+                return "the rewritten statement cannot be read back (" + e.getMessage() + ")";
             }
-            return false;
+            if (seen != spliced.fenceIndexes().length) {
+                return "the fence check would not reach the database intact (the text's comments or quotes are "
+                        + "ambiguous)";
+            }
+            try {
+                parser(text).Statements();
+            } catch (Exception | Error e) {
+                return "the rewritten statement does not parse (" + firstLine(e.getMessage()) + ")";
+            }
+            return null;
+        }
+
+        private CCJSqlParser parser(String text) {
+            return SqlParser.configure(new CCJSqlParser(new StringProvider(text)), dialect);
         }
 
         private void rewrite(WriteSites.Site site) {
@@ -323,9 +374,11 @@ public final class StatementAnalyzer {
                         splice.replace(tokens.start(site.defaultValuesFirst), tokens.end(site.defaultValuesLast),
                                 "(" + column + ") VALUES (" + Splice.FENCE + ")");
                     }
-                    if (site.queryFirst >= 0) {
-                        splice.insert(tokens.start(site.queryFirst),
-                                "SELECT fencing_src.*, CAST(" + Splice.FENCE + " AS BIGINT) FROM (");
+                    String fenceValue = "CAST(" + Splice.FENCE + (dialect == Dialect.MARIADB ? " AS SIGNED)" : " AS BIGINT)");
+                    if (site.selectListLast >= 0) {
+                        splice.insert(tokens.end(site.selectListLast), ", " + fenceValue);
+                    } else if (site.queryFirst >= 0) {
+                        splice.insert(tokens.start(site.queryFirst), "SELECT fencing_src.*, " + fenceValue + " FROM (");
                         splice.insert(tokens.end(site.queryLast), ") fencing_src");
                     }
                     if (site.hasConflictUpdate()) {
@@ -353,12 +406,20 @@ public final class StatementAnalyzer {
                 }
                 return null;
             }
+            if (site.withWrites) {
+                return null; // the diagnosis would run the CTE's writes again
+            }
             String qualifier = site.alias >= 0 ? tokens.text(site.alias) : tokens.text(site.targetLast);
-            StringBuilder query = new StringBuilder("SELECT MAX(COALESCE(").append(qualifier).append('.')
+            StringBuilder query = new StringBuilder();
+            int[] parameters = new int[0];
+            if (site.withFirst >= 0) {
+                query.append(sql, tokens.start(site.withFirst), tokens.end(site.withLast)).append(' ');
+                parameters = append(parameters, site.withFirst, site.withLast);
+            }
+            query.append("SELECT MAX(COALESCE(").append(qualifier).append('.')
                     .append(config.column()).append(", 0)) FROM ");
             int targetEnd = site.alias >= 0 ? site.alias : site.targetLast;
             query.append(sql, tokens.start(site.targetFirst), tokens.end(targetEnd));
-            int[] parameters = new int[0];
             if (site.fromKeyword >= 0) {
                 query.append(", ").append(sql, tokens.start(site.fromKeyword + 1), tokens.end(site.fromLast));
                 parameters = append(parameters, site.fromKeyword + 1, site.fromLast);
@@ -386,6 +447,25 @@ public final class StatementAnalyzer {
             }
             return all;
         }
+    }
+
+    /** True when a write keyword appears anywhere in the text (a parse failure hides where). */
+    private static boolean mentionsWriteKeyword(String raw) {
+        String upper = raw.toUpperCase(Locale.ROOT);
+        for (String keyword : new String[] {"INSERT", "UPDATE", "DELETE", "MERGE", "TRUNCATE", "REPLACE", "UPSERT", "COPY", "CALL"}) {
+            if (upper.contains(keyword)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String firstLine(String message) {
+        if (message == null) {
+            return "no message";
+        }
+        int newline = message.indexOf('\n');
+        return newline < 0 ? message : message.substring(0, newline);
     }
 
     private String firstConfiguredTable() {
