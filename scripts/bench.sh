@@ -52,8 +52,8 @@ selected() {
 JAVA=${JAVA:-java}
 JAR=benchmarks/target/benchmarks.jar
 if [ "$BUILD" -eq 1 ] || [ ! -f "$JAR" ]; then
-  echo "bench.sh: building $JAR (mvn -q -DskipTests package -pl benchmarks -am)"
-  mvn -q -B -ntp -DskipTests package -pl benchmarks -am
+  echo "bench.sh: building $JAR (mvn -q -DskipTests -Pbenchmarks-jar package -pl benchmarks -am)"
+  mvn -q -B -ntp -DskipTests -Pbenchmarks-jar package -pl benchmarks -am
 fi
 
 if selected pg || selected locks || selected handoff; then

@@ -20,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 @Warmup(iterations = 5, time = 1)
 @Measurement(iterations = 5, time = 1)
 @Fork(1)
+@SuppressWarnings("try") // the scope is only entered and closed
 public class FenceScopeBenchmark {
 
     private long token;

@@ -8,6 +8,7 @@ import org.redisson.api.RFencedLock;
 import org.redisson.api.RedissonClient;
 
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Arrays;
@@ -39,7 +40,7 @@ public final class LockHandoff {
         void release(Object held) throws Exception;
 
         @Override
-        void close() throws Exception;
+        void close() throws SQLException;
     }
 
     private LockHandoff() {
@@ -180,7 +181,7 @@ public final class LockHandoff {
             }
 
             @Override
-            public void close() throws Exception {
+            public void close() throws SQLException {
                 locks.close();
                 try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
                     s.execute("DROP TABLE IF EXISTS " + Services.LOCK_TABLE);

@@ -32,6 +32,7 @@ public final class PlanCacheBound {
     private PlanCacheBound() {
     }
 
+    @SuppressWarnings("try") // the fence scope is used by the statements inside it
     public static void main(String[] args) throws Exception {
         int n = args.length > 0 ? Integer.parseInt(args[0]) : 100_000;
         int bound = args.length > 1 ? Integer.parseInt(args[1]) : FencingConfig.builder().tables("x").build()

@@ -72,6 +72,7 @@ public class PostgresBenchmark {
         DataSource fenced;
 
         @Setup(Level.Trial)
+        @SuppressWarnings("try") // the fence scope is used by the statement inside it
         public void open() throws SQLException {
             HikariConfig config = new HikariConfig();
             config.setJdbcUrl(Postgres.url());

@@ -292,6 +292,7 @@ public class StubPreparedStatement extends StubStatement implements PreparedStat
     }
 
     @Override
+    @Deprecated
     public void setUnicodeStream(int a0, InputStream a1, int a2) throws SQLException {
         // nothing
     }
