@@ -13,6 +13,7 @@
 #             datasource-proxy, with JMH's gc profiler (gc.alloc.rate.norm = bytes/op)
 #   analysis  first-time analysis vs JSqlParser; pre-filter; cache hit
 #   pg        PostgreSQL end to end through HikariCP, fenced vs hand-written SQL, 1 and 4 threads
+#             (JMH, then the same pair interleaved in ABBA blocks: PostgresAB)
 #   locks     acquire+release at 1, 4 and 16 threads, own resource per thread and one hot lock:
 #             RedisFencedLocks, Redisson RFencedLock, JdbcFencedLocks on PostgreSQL
 #   handoff   time from a release to the waiting acquirer holding the lock
@@ -98,17 +99,16 @@ jmh() {
   sed -n '/^Benchmark /,$p' "$OUT/$name.txt"
 }
 
-# main NAME CLASS ARGS...: a harness with its own main method.
+# main NAME JAVA-ARGS...: a harness with its own main method.
 main() {
-  local name=$1 class=$2
-  shift 2
+  local name=$1
+  shift
   local cmd=("$JAVA" "$@")
   echo "${cmd[*]}" >> "$OUT/commands.txt"
   echo "== $name: ${cmd[*]}"
   echo "$name start load $(cut -d' ' -f1-3 /proc/loadavg)" >> "$OUT/load.txt"
   "${cmd[@]}" 2>&1 | tee "$OUT/$name.txt"
   echo "$name end   load $(cut -d' ' -f1-3 /proc/loadavg)" >> "$OUT/load.txt"
-  : "$class"
 }
 
 if selected wrapper; then
@@ -133,6 +133,13 @@ if selected pg; then
       jmh "pg-t$t" 'dev.fencing.bench.pg.PostgresBenchmark' -t "$t"
     fi
   done
+  # The same comparison interleaved (ABBA blocks), robust against background load.
+  if [ "$MODE" = short ]; then
+    main pg-ab-async -cp "$JAR" dev.fencing.bench.pg.PostgresAB 10 500 async 1,4
+  else
+    main pg-ab-async -cp "$JAR" dev.fencing.bench.pg.PostgresAB 20 1000 async 1,4
+    main pg-ab-durable -cp "$JAR" dev.fencing.bench.pg.PostgresAB 20 1000 durable 1,4
+  fi
 fi
 
 if selected locks; then
@@ -145,14 +152,14 @@ if selected handoff; then
   rounds=200
   [ "$MODE" = short ] && rounds=60
   for impl in redis redisson jdbc; do
-    main "handoff-$impl" dev.fencing.bench.lock.LockHandoff -cp "$JAR" dev.fencing.bench.lock.LockHandoff "$impl" "$rounds"
+    main "handoff-$impl" -cp "$JAR" dev.fencing.bench.lock.LockHandoff "$impl" "$rounds"
   done
 fi
 
 if selected memory; then
   texts=100000
   [ "$MODE" = short ] && texts=20000
-  main memory dev.fencing.bench.memory.PlanCacheBound -Xmx256m -cp "$JAR" dev.fencing.bench.memory.PlanCacheBound "$texts"
+  main memory -Xmx256m -cp "$JAR" dev.fencing.bench.memory.PlanCacheBound "$texts"
 fi
 
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$OUT/machine.txt"
@@ -185,6 +192,7 @@ def fmt(x):
         return "-"
     return f"{x:,.3f}" if abs(x) < 10 else f"{x:,.1f}" if abs(x) < 1000 else f"{x:,.0f}"
 
+print("p50/p99: latency percentiles in sample mode; in the other modes, of the iteration scores. B/op: gc.alloc.rate.norm")
 print(f"{'run':<14} {'benchmark':<46} {'params':<30} {'thr':>3} {'mode':<6} {'score':>12} {'error':>10} {'unit':<8} {'p50':>9} {'p99':>9} {'B/op':>8}")
 for r in rows:
     print(f"{r['file']:<14} {r['cls'] + '.' + r['method']:<46} {r['params']:<30} {r['threads']:>3} {r['mode']:<6} "
