@@ -136,7 +136,7 @@ public final class LockHandoff {
     }
 
     private static Store redisson() {
-        Services.deleteKeys(Services.REDISSON_PREFIX);
+        Services.deleteRedissonKeys();
         RedissonClient redisson = Services.redisson();
         RFencedLock lock = redisson.getFencedLock(Services.REDISSON_PREFIX + "handoff");
         return new Store() {
@@ -157,7 +157,7 @@ public final class LockHandoff {
             @Override
             public void close() {
                 redisson.shutdown();
-                Services.deleteKeys(Services.REDISSON_PREFIX);
+                Services.deleteRedissonKeys();
             }
         };
     }

@@ -42,7 +42,7 @@ public class RedissonLockBenchmark {
 
         @Setup(Level.Trial)
         public void open() {
-            Services.deleteKeys(Services.REDISSON_PREFIX);
+            Services.deleteRedissonKeys();
             redisson = Services.redisson();
             hot = redisson.getFencedLock(Services.REDISSON_PREFIX + "hot");
         }
@@ -50,7 +50,7 @@ public class RedissonLockBenchmark {
         @TearDown(Level.Trial)
         public void close() {
             redisson.shutdown();
-            Services.deleteKeys(Services.REDISSON_PREFIX);
+            Services.deleteRedissonKeys();
         }
     }
 

@@ -21,6 +21,8 @@ final class Services {
     static final String FENCING_PREFIX = "bench-fencing:";
     /** Name prefix of Redisson's locks in the benchmarks. */
     static final String REDISSON_PREFIX = "bench-redisson:";
+    /** Redisson keeps each fenced lock's token counter (never expiring) under this name. */
+    static final String REDISSON_TOKEN_PREFIX = "redisson_lock_token:{" + REDISSON_PREFIX;
     static final String LOCK_TABLE = "bench_fencing_locks";
 
     private Services() {
@@ -31,6 +33,12 @@ final class Services {
         return value == null || value.isBlank() ? fallback : value;
     }
 
+    /** Deletes the keys the Redisson benchmarks leave: the locks and their token counters. */
+    static void deleteRedissonKeys() {
+        deleteKeys(REDISSON_PREFIX);
+        deleteKeys(REDISSON_TOKEN_PREFIX);
+    }
+
     /** Deletes every key that starts with {@code prefix} (lock fences never expire by design). */
     static void deleteKeys(String prefix) {
         RedisClient client = RedisClient.create(REDIS_URI);
@@ -38,7 +46,7 @@ final class Services {
             RedisCommands<String, String> redis = connection.sync();
             ScanCursor cursor = ScanCursor.INITIAL;
             do {
-                KeyScanCursor<String> page = redis.scan(cursor, ScanArgs.Builder.matches(prefix + "*").limit(1000));
+                KeyScanCursor<String> page = redis.scan(cursor, ScanArgs.Builder.matches(glob(prefix) + "*").limit(1000));
                 if (!page.getKeys().isEmpty()) {
                     redis.del(page.getKeys().toArray(new String[0]));
                 }
@@ -47,6 +55,11 @@ final class Services {
         } finally {
             client.shutdown();
         }
+    }
+
+    /** {@code prefix} with the characters that SCAN's glob patterns treat specially escaped. */
+    private static String glob(String prefix) {
+        return prefix.replaceAll("([\\\\*?\\[\\]{}^-])", "\\\\$1");
     }
 
     static RedissonClient redisson() {
