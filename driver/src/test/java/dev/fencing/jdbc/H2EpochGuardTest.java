@@ -1,0 +1,25 @@
+package dev.fencing.jdbc;
+
+import javax.sql.DataSource;
+
+/** Epoch fencing on an H2 in-memory database of its own. */
+class H2EpochGuardTest extends EpochGuardContract {
+
+    private static final DataSource DATABASE = H2.database();
+
+    @Override
+    DataSource raw() {
+        return DATABASE;
+    }
+
+    @Override
+    String lockGuardRowNowait() {
+        return "SELECT fence FROM fencing_epochs WHERE lock_name = ? FOR UPDATE NOWAIT";
+    }
+
+    /** None: the analyzer cannot read H2's {@code SELECT .. FROM FINAL TABLE (INSERT ..)} (it refuses it). */
+    @Override
+    String returningInsert() {
+        return null;
+    }
+}
