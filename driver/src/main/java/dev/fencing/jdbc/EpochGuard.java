@@ -180,13 +180,39 @@ final class EpochGuard {
             return;
         }
         if (database.getAutoCommit()) {
-            raise(lock, fence, table);
+            raiseForClaim(lock, fence, table);
             claims.committed(lock, fence);
         } else {
+            if (database.isReadOnly()) {
+                // refused before sending: a failed UPDATE would abort the application's transaction
+                throw readOnly(lock, fence, null);
+            }
             raise(lock, fence, table);
             // the claim locked the row in this transaction: it is this transaction's check too
             remember(lock, fence);
         }
+    }
+
+    /** An auto-commit claim; on a read-only connection its failure says what to do instead. */
+    private void raiseForClaim(String lock, long fence, String table) throws SQLException {
+        try {
+            raise(lock, fence, table);
+        } catch (StaleFenceException e) {
+            throw e;
+        } catch (SQLException e) {
+            if (database.isReadOnly()) {
+                throw readOnly(lock, fence, e);
+            }
+            throw e;
+        }
+    }
+
+    private FencingException readOnly(String lock, long fence, SQLException cause) {
+        return new FencingException("a read-only connection cannot claim the epoch guard of lock '" + lock
+                + "' for fence " + fence + " (the claim raises its row in " + guardTable + "); nothing was sent."
+                + " Claim the tenure first on a read-write connection: lease.claimEpoch(fencingDataSource) or"
+                + " EpochGuards.claim(fencingDataSource, lock, fence), after which the data source's connections"
+                + " need no claim of their own.", cause);
     }
 
     /**
@@ -306,12 +332,22 @@ final class EpochGuard {
             throw new FencingException("the lock name '" + lock.substring(0, 40) + "..' is longer than "
                     + MAX_LOCK_NAME + " characters, the length of " + guardTable + ".lock_name");
         }
-        statements();
+        try {
+            statements();
+        } catch (SQLException e) {
+            throw missingTable(e);
+        }
         for (int attempt = 0; attempt < 3; attempt++) {
             raise.setLong(1, fence);
             raise.setString(2, lock);
             raise.setLong(3, fence);
-            if (raise.executeUpdate() > 0) {
+            int raised;
+            try {
+                raised = raise.executeUpdate();
+            } catch (SQLException e) {
+                throw missingTable(e);
+            }
+            if (raised > 0) {
                 return;
             }
             if (insertIfAbsent(lock, fence)) {
@@ -331,6 +367,17 @@ final class EpochGuard {
         }
         throw new FencingException("the guard row of lock '" + lock + "' in " + guardTable
                 + " could not be raised to fence " + fence + ": it changed under three attempts");
+    }
+
+    /** A guard table that does not exist is explained; any other failure is returned as it is. */
+    private SQLException missingTable(SQLException e) {
+        String state = e.getSQLState();
+        if ("42P01".equals(state) || "42S02".equals(state)) {
+            return new FencingException("the epoch guard table " + guardTable + " does not exist (fencing.epoch-table):"
+                    + " create it once with EpochGuards.createTable(dataSource, config), or run its DDL (see"
+                    + " EpochGuards); nothing was sent", e);
+        }
+        return e;
     }
 
     private boolean insertIfAbsent(String lock, long fence) throws SQLException {
@@ -361,9 +408,14 @@ final class EpochGuard {
             if (sql == null) {
                 sql = EpochSql.of(dialect, guardTable);
             }
-            raise = database.prepareStatement(sql.raise());
-            insert = database.prepareStatement(sql.insertIfAbsent());
-            read = database.prepareStatement(sql.read());
+            try {
+                raise = database.prepareStatement(sql.raise());
+                insert = database.prepareStatement(sql.insertIfAbsent());
+                read = database.prepareStatement(sql.read());
+            } catch (SQLException | RuntimeException e) {
+                close();
+                throw e;
+            }
         }
     }
 

@@ -63,9 +63,32 @@ abstract class EpochGuardContract extends OrdersFixture {
         EpochGuards.createTable(raw(), config());
     }
 
+    /** An unfenced connection that reads rows back, opened once per test. */
+    private Connection inspector;
+
     @AfterEach
-    void stopThreads() {
+    void stopThreads() throws SQLException {
         threads.shutdownNow();
+        if (inspector != null) {
+            inspector.close();
+            inspector = null;
+        }
+    }
+
+    private Connection inspector() throws SQLException {
+        if (inspector == null) {
+            inspector = raw().getConnection();
+        }
+        return inspector;
+    }
+
+    long rows(String table) throws SQLException {
+        return query(inspector(), "SELECT COUNT(*) FROM " + table);
+    }
+
+    /** True when the database has read-only transactions that refuse writes. */
+    boolean readOnlyTransactions() {
+        return true;
     }
 
     static FencingConfig config() {
@@ -102,8 +125,7 @@ abstract class EpochGuardContract extends OrdersFixture {
 
     /** The balance as the database holds it, or null when the row is absent. */
     Long balance(long id) throws SQLException {
-        try (Connection connection = raw().getConnection();
-             PreparedStatement select = connection.prepareStatement("SELECT balance FROM accounts WHERE id = ?")) {
+        try (PreparedStatement select = inspector().prepareStatement("SELECT balance FROM accounts WHERE id = ?")) {
             select.setLong(1, id);
             try (ResultSet rows = select.executeQuery()) {
                 return rows.next() ? rows.getLong(1) : null;
@@ -113,8 +135,7 @@ abstract class EpochGuardContract extends OrdersFixture {
 
     /** The guard row's fence, or null when absent. */
     Long guard(String lockName) throws SQLException {
-        try (Connection connection = raw().getConnection();
-             PreparedStatement select = connection.prepareStatement("SELECT fence FROM fencing_epochs WHERE lock_name = ?")) {
+        try (PreparedStatement select = inspector().prepareStatement("SELECT fence FROM fencing_epochs WHERE lock_name = ?")) {
             select.setString(1, lockName);
             try (ResultSet rows = select.executeQuery()) {
                 return rows.next() ? rows.getLong(1) : null;
@@ -124,16 +145,16 @@ abstract class EpochGuardContract extends OrdersFixture {
 
     /** Fails unless another connection can lock the guard row of {@code lockName} at once. */
     void assertGuardNotLocked(String lockName) throws SQLException {
-        try (Connection connection = raw().getConnection()) {
-            connection.setAutoCommit(false);
-            try (PreparedStatement select = connection.prepareStatement(lockGuardRowNowait())) {
-                select.setString(1, lockName);
-                select.executeQuery().close();
-            } catch (SQLException e) {
-                throw new AssertionError("the guard row of " + lockName + " is still locked: " + e, e);
-            } finally {
-                connection.rollback();
-            }
+        Connection connection = inspector();
+        connection.setAutoCommit(false);
+        try (PreparedStatement select = connection.prepareStatement(lockGuardRowNowait())) {
+            select.setString(1, lockName);
+            select.executeQuery().close();
+        } catch (SQLException e) {
+            throw new AssertionError("the guard row of " + lockName + " is still locked: " + e, e);
+        } finally {
+            connection.rollback();
+            connection.setAutoCommit(true);
         }
     }
 
@@ -430,6 +451,39 @@ abstract class EpochGuardContract extends OrdersFixture {
     }
 
     @Test
+    void aMissingGuardTableIsExplained() throws Exception {
+        sql("DROP TABLE fencing_epochs");
+        Connection a = connection(process());
+        assertThatThrownBy(() -> as(lock, 40, () -> query(a, "SELECT COUNT(*) FROM accounts")))
+                .isInstanceOf(dev.fencing.FencingException.class)
+                .hasMessageContaining("fencing_epochs does not exist")
+                .hasMessageContaining("EpochGuards.createTable");
+        EpochGuards.createTable(raw(), config());
+        assertThat((Long) as(lock, 40, () -> query(a, "SELECT COUNT(*) FROM accounts"))).isZero();
+        assertThat(guard(lock)).isEqualTo(40);
+    }
+
+    @Test
+    void aReadOnlyTransactionCannotClaimButAClaimedTenureReadsInIt() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(readOnlyTransactions(), "no read-only transactions here");
+        account(1, 100);
+        FencingDataSource process = process();
+        Connection a = connection(process);
+        a.setAutoCommit(false);
+        a.setReadOnly(true);
+        assertThatThrownBy(() -> as(lock, 40, () -> query(a, "SELECT balance FROM accounts WHERE id = 1")))
+                .isInstanceOf(dev.fencing.FencingException.class)
+                .hasMessageContaining("read-only")
+                .hasMessageContaining("claimEpoch");
+        // refused before sending: the transaction goes on
+        assertThat(query(a, "SELECT balance FROM accounts WHERE id = 1")).isEqualTo(100);
+        a.rollback();
+        EpochGuards.claim(process, lock, 40);
+        assertThat((Long) as(lock, 40, () -> query(a, "SELECT balance FROM accounts WHERE id = 1"))).isEqualTo(100);
+        a.rollback();
+    }
+
+    @Test
     void aTextThatWritesAnEpochTableAndEndsTheTransactionIsRefused() throws Exception {
         Connection a = connection(process());
         assertThatThrownBy(() -> as(lock, 40, () -> {
@@ -489,7 +543,7 @@ abstract class EpochGuardContract extends OrdersFixture {
             assertThat(a.getAutoCommit()).as("path " + path).isTrue();
             assertGuardNotLocked(lock);
             assertThat(balance(id[0])).as("path " + path + " wrote").isEqualTo(id[0]);
-            assertThat(count("accounts")).as("path " + path).isEqualTo(id[0]);
+            assertThat(rows("accounts")).as("path " + path).isEqualTo(id[0]);
             paths.add("path " + path + " wrote " + (id[0] - before));
         }
         // and the same paths with a stale fence: refused, nothing written, nothing left open
@@ -502,7 +556,7 @@ abstract class EpochGuardContract extends OrdersFixture {
             assertThat(a.getAutoCommit()).as("stale path " + path).isTrue();
             assertGuardNotLocked(lock);
         }
-        assertThat(count("accounts")).isEqualTo(written);
+        assertThat(rows("accounts")).isEqualTo(written);
     }
 
     static String insert(long id) {

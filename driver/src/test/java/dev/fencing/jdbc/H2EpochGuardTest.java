@@ -17,6 +17,12 @@ class H2EpochGuardTest extends EpochGuardContract {
         return "SELECT fence FROM fencing_epochs WHERE lock_name = ? FOR UPDATE NOWAIT";
     }
 
+    /** H2's {@code setReadOnly} is only a hint: its transactions still write. */
+    @Override
+    boolean readOnlyTransactions() {
+        return false;
+    }
+
     /** None: the analyzer cannot read H2's {@code SELECT .. FROM FINAL TABLE (INSERT ..)} (it refuses it). */
     @Override
     String returningInsert() {
