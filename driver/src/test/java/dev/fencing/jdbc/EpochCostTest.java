@@ -11,7 +11,10 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -19,8 +22,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * What epoch mode costs per write, measured on PostgreSQL and printed: {@value #WRITES} auto-commit
  * {@code UPDATE .. WHERE id = ?} through one connection, unfenced, in row mode (the fence column
- * check spliced in) and in epoch mode (a short transaction: guard check, update, commit); and
- * epoch mode with ten updates per explicit transaction (one check per transaction), and reads
+ * check spliced in) and in epoch mode (a short transaction: guard check, update, commit); ten
+ * updates per explicit transaction, unfenced and in epoch mode (one check per transaction); and reads
  * (the claim is made once per tenure, so a read costs nothing more); once with
  * {@code synchronous_commit=on} (each commit waits for the disk) and once off (round trips and
  * server work only). The modes take turns in blocks of {@value #BLOCK}. A quick harness, not a
@@ -60,43 +63,33 @@ class EpochCostTest {
         FencingDataSource fenced = new FencingDataSource(raw, config);
 
         Map<String, Run> modes = new LinkedHashMap<>();
-        modes.put("unfenced (raw driver)      ", (c, n) -> updates(c, "UPDATE epoch_accounts SET balance = balance + 1 WHERE id = ?", n));
-        modes.put("row mode (fence column)    ", (c, n) -> updates(c, "UPDATE row_accounts SET balance = balance + 1 WHERE id = ?", n));
-        modes.put("epoch mode (auto-commit)   ", (c, n) -> updates(c, "UPDATE epoch_accounts SET balance = balance + 1 WHERE id = ?", n));
-        modes.put("epoch mode (10 per tx)     ", (c, n) -> {
-            c.setAutoCommit(false);
-            try (PreparedStatement update = c.prepareStatement("UPDATE epoch_accounts SET balance = balance + 1 WHERE id = ?")) {
-                for (int i = 0; i < n; i++) {
-                    update.setLong(1, 1 + i % 100);
-                    update.executeUpdate();
-                    if (i % 10 == 9) {
-                        c.commit();
-                    }
-                }
-                c.commit();
-            } finally {
-                c.setAutoCommit(true);
-            }
-        });
-        modes.put("unfenced read (raw driver) ", (c, n) -> reads(c, n));
-        modes.put("epoch mode read (claimed)  ", (c, n) -> reads(c, n));
+        modes.put("unfenced, auto-commit      ", (c, n) -> updates(c, "epoch_accounts", n, 1));
+        modes.put("row mode, auto-commit      ", (c, n) -> updates(c, "row_accounts", n, 1));
+        modes.put("epoch mode, auto-commit    ", (c, n) -> updates(c, "epoch_accounts", n, 1));
+        modes.put("unfenced, 10 per tx        ", (c, n) -> updates(c, "epoch_accounts", n, 10));
+        modes.put("epoch mode, 10 per tx      ", (c, n) -> updates(c, "epoch_accounts", n, 10));
+        modes.put("unfenced read              ", EpochCostTest::reads);
+        modes.put("epoch mode read (claimed)  ", EpochCostTest::reads);
 
         StringBuilder report = new StringBuilder();
         for (boolean durable : new boolean[] {true, false}) {
             Map<String, Double> micros = measure(raw, fenced, modes, durable);
-            double unfenced = micros.get("unfenced (raw driver)      ");
             report.append("[epoch cost PostgreSQL] ").append(WRITES).append(" operations per mode by id through one"
-                    + " connection, in interleaved blocks of ").append(BLOCK).append(", synchronous_commit=")
+                    + " connection, median µs/op of blocks of ").append(BLOCK).append(" taken in turn, synchronous_commit=")
                     .append(durable ? "on" : "off").append(":\n");
-            micros.forEach((mode, perOp) -> report.append(String.format("  %s %7.1f µs/op%s%n", mode, perOp,
-                    mode.contains("read") ? "" : String.format("  (%+.1f µs against unfenced)", perOp - unfenced))));
+            micros.forEach((mode, perOp) -> {
+                String baseline = mode.contains("read") ? "unfenced read              "
+                        : mode.contains("10 per tx") ? "unfenced, 10 per tx        " : "unfenced, auto-commit      ";
+                report.append(String.format("  %s %7.1f µs/op%s%n", mode, perOp, mode.startsWith("unfenced") ? ""
+                        : String.format("  (%+.1f µs against %s)", perOp - micros.get(baseline), baseline.trim())));
+            });
         }
         System.out.print(report);
 
         try (Connection connection = raw.getConnection()) {
-            long expected = 2L * (WRITES + BLOCK);   // two settings, each with a warm-up block
-            assertThat(EpochGuardContract.query(connection, "SELECT SUM(balance) FROM row_accounts")).isEqualTo(expected);
-            assertThat(EpochGuardContract.query(connection, "SELECT SUM(balance) FROM epoch_accounts")).isEqualTo(3 * expected);
+            long perSetting = WRITES + BLOCK;   // each setting's blocks and its warm-up block
+            assertThat(EpochGuardContract.query(connection, "SELECT SUM(balance) FROM row_accounts")).isEqualTo(2 * perSetting);
+            assertThat(EpochGuardContract.query(connection, "SELECT SUM(balance) FROM epoch_accounts")).isEqualTo(2 * 4 * perSetting);
         }
     }
 
@@ -106,7 +99,7 @@ class EpochCostTest {
      */
     private static Map<String, Double> measure(DataSource raw, FencingDataSource fenced, Map<String, Run> modes,
                                                boolean durable) throws SQLException {
-        Map<String, Long> nanos = new LinkedHashMap<>();
+        Map<String, List<Double>> perBlock = new LinkedHashMap<>();
         try (Connection rawConnection = raw.getConnection(); Connection fencedConnection = fenced.getConnection();
              Fence.Scope scope = Fence.enter(LOCK, 1)) {
             for (Connection connection : new Connection[] {rawConnection, fencedConnection}) {
@@ -120,21 +113,40 @@ class EpochCostTest {
                     long start = System.nanoTime();
                     mode.getValue().writes(connection, BLOCK);
                     if (block > 0) {
-                        nanos.merge(mode.getKey(), System.nanoTime() - start, Long::sum);
+                        perBlock.computeIfAbsent(mode.getKey(), k -> new ArrayList<>())
+                                .add((System.nanoTime() - start) / 1000.0 / BLOCK);
                     }
                 }
             }
         }
         Map<String, Double> micros = new LinkedHashMap<>();
-        nanos.forEach((mode, total) -> micros.put(mode, total / 1000.0 / WRITES));
+        perBlock.forEach((mode, values) -> {
+            Collections.sort(values);
+            micros.put(mode, values.get(values.size() / 2));
+        });
         return micros;
     }
 
-    private static void updates(Connection connection, String sql, int count) throws SQLException {
-        try (PreparedStatement update = connection.prepareStatement(sql)) {
+    /** {@code count} updates by id, auto-commit ({@code perTransaction} 1) or that many per transaction. */
+    private static void updates(Connection connection, String table, int count, int perTransaction) throws SQLException {
+        if (perTransaction > 1) {
+            connection.setAutoCommit(false);
+        }
+        try (PreparedStatement update = connection.prepareStatement(
+                "UPDATE " + table + " SET balance = balance + 1 WHERE id = ?")) {
             for (int i = 0; i < count; i++) {
                 update.setLong(1, 1 + i % 100);
                 update.executeUpdate();
+                if (perTransaction > 1 && i % perTransaction == perTransaction - 1) {
+                    connection.commit();
+                }
+            }
+            if (perTransaction > 1) {
+                connection.commit();
+            }
+        } finally {
+            if (perTransaction > 1) {
+                connection.setAutoCommit(true);
             }
         }
     }
