@@ -358,12 +358,12 @@ final class EpochGuard {
                 if (current.getAsLong() > fence) {
                     throw stale(lock, fence, current, table);
                 }
-                if (current.getAsLong() == fence) {
-                    // matched, not changed: a MariaDB connection with useAffectedRows=true says 0
+                if (current.getAsLong() == fence && sql.raiseMayMatchUnchanged()) {
+                    // matched and locked, not changed: a MariaDB connection with useAffectedRows=true says 0
                     return;
                 }
             }
-            // older or absent now: a concurrent insert or delete came between; raise again
+            // older, equal or absent now: a concurrent insert came between; raise again (and lock)
         }
         throw new FencingException("the guard row of lock '" + lock + "' in " + guardTable
                 + " could not be raised to fence " + fence + ": it changed under three attempts");

@@ -14,8 +14,11 @@ import dev.fencing.sql.Dialect;
  *       older, and the database locks the row until the transaction ends.</li>
  *   <li>{@link #insertIfAbsent()}: creates the row, doing nothing (and raising no error inside the
  *       application's transaction) when it exists.</li>
- *   <li>{@link #read()}: the guard's fence, read with a row lock so that it is the newest committed
- *       one even under REPEATABLE READ.</li>
+ *   <li>{@link #read()}: the guard's fence, after a raise changed no row: to tell a newer fence
+ *       (stale) from a race with a concurrent insert. On PostgreSQL and H2 a plain read (a raise
+ *       that found the row sees what it sees; a stale transaction should not lock the row the new
+ *       tenure needs); on MariaDB a locking read, since InnoDB's UPDATE already locked the row it
+ *       examined and a plain read there may see an older snapshot.</li>
  * </ul>
  */
 final class EpochSql {
@@ -31,7 +34,8 @@ final class EpochSql {
         this.table = table;
         this.raise = "UPDATE " + table + " SET fence = ? WHERE lock_name = ? AND fence <= ?";
         this.insertIfAbsent = insertIfAbsent;
-        this.read = "SELECT fence FROM " + table + " WHERE lock_name = ? FOR UPDATE";
+        this.read = "SELECT fence FROM " + table + " WHERE lock_name = ?"
+                + (dialect == Dialect.MARIADB ? " FOR UPDATE" : "");
     }
 
     /**
@@ -97,6 +101,14 @@ final class EpochSql {
     /** Binds (lock). */
     String read() {
         return read;
+    }
+
+    /**
+     * True when a raise that changed no row may still have matched (and locked) it: MariaDB with
+     * {@code useAffectedRows=true} counts changed rows, and a guard already at the fence is not changed.
+     */
+    boolean raiseMayMatchUnchanged() {
+        return dialect == Dialect.MARIADB;
     }
 
     /** True when a duplicate key on {@link #insertIfAbsent()} can still surface as an error to ignore. */

@@ -17,6 +17,12 @@ class H2EpochGuardTest extends EpochGuardContract {
         return "SELECT fence FROM fencing_epochs WHERE lock_name = ? FOR UPDATE NOWAIT";
     }
 
+    /** H2 keeps the guard row locked by the statements that found it newer, until the transaction ends. */
+    @Override
+    boolean staleCheckLeavesGuardRowFree() {
+        return false;
+    }
+
     /** H2's {@code setReadOnly} is only a hint: its transactions still write. */
     @Override
     boolean readOnlyTransactions() {

@@ -31,6 +31,11 @@ class MariaDbEpochGuardTest extends EpochGuardContract {
     }
 
     @Override
+    boolean staleCheckLeavesGuardRowFree() {
+        return false;
+    }
+
+    @Override
     boolean callableDml() {
         return false;
     }
