@@ -340,6 +340,35 @@ abstract class EpochGuardContract extends OrdersFixture {
         assertThat(guard(lock)).isEqualTo(41);
     }
 
+    @Test
+    void aLeaseClaimsItsTenureRightAfterAcquiring() throws Exception {
+        String lockTable = "locks_" + TestDatabases.uniqueName();
+        FencingDataSource process = process();
+        try (dev.fencing.lock.JdbcFencedLocks locks = dev.fencing.lock.JdbcFencedLocks.builder(raw())
+                .tableName(lockTable).build()) {
+            locks.createTable();
+            try (dev.fencing.lock.Lease first = locks.acquire(lock, java.time.Duration.ofSeconds(30),
+                    java.time.Duration.ofSeconds(5))) {
+                first.claimEpoch(process);
+                assertThat(guard(lock)).isEqualTo(first.fence());
+                Connection connection = connection(process);
+                first.runFenced(() -> {
+                    try {
+                        update(connection, "INSERT INTO accounts (id, balance) VALUES (1, 1)");
+                    } catch (SQLException e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+                // a newer fence claimed elsewhere: the lease's own claim now finds it
+                claimElsewhereAtOnce(lock, first.fence() + 1);
+                assertThatThrownBy(() -> first.claimEpoch(process())).isInstanceOf(StaleFenceException.class);
+            }
+        } finally {
+            sql("DROP TABLE " + lockTable);
+        }
+        assertThat(balance(1)).isEqualTo(1);
+    }
+
     // ---- checks --------------------------------------------------------------------------------
 
     @Test
