@@ -104,7 +104,7 @@ class PauseTortureTest {
     void redisLocksFencedNewerOrEqualNeverLowerARowsFence() throws Exception {
         try (RedisFencedLocks locks = RedisFencedLocks.builder(redisUri).pollInterval(Duration.ofMillis(20)).build()) {
             Result fenced = run("redis/fenced/newer-or-equal", locks::acquire, Writer.FENCED,
-                    FencingConfig.Comparison.NEWER_OR_EQUAL, Duration.ofSeconds(7));
+                    FencingConfig.Comparison.NEWER_OR_EQUAL, Duration.ofSeconds(6));
             fenced.assertHeld(false);
         }
     }
@@ -113,7 +113,7 @@ class PauseTortureTest {
     void redisLocksFencedStrictlyNewerNeverLowerNorRepeatARowsFence() throws Exception {
         try (RedisFencedLocks locks = RedisFencedLocks.builder(redisUri).pollInterval(Duration.ofMillis(20)).build()) {
             Result fenced = run("redis/fenced/strictly-newer", locks::acquire, Writer.FENCED,
-                    FencingConfig.Comparison.STRICTLY_NEWER, Duration.ofSeconds(5));
+                    FencingConfig.Comparison.STRICTLY_NEWER, Duration.ofSeconds(4));
             fenced.assertHeld(true);
         }
     }
@@ -124,7 +124,7 @@ class PauseTortureTest {
         try (locks) {
             locks.createTable();
             Result fenced = run("jdbc/fenced/newer-or-equal", locks::acquire, Writer.FENCED,
-                    FencingConfig.Comparison.NEWER_OR_EQUAL, Duration.ofSeconds(5));
+                    FencingConfig.Comparison.NEWER_OR_EQUAL, Duration.ofSeconds(4));
             fenced.assertHeld(false);
         }
     }
@@ -252,7 +252,9 @@ class PauseTortureTest {
                                 long value = read(target, row);
                                 if (stall) {
                                     pauses.incrementAndGet();
-                                    if (board.awaitNewer(row, lease.fence(), SUCCESSOR_WAIT)) {
+                                    Duration untilEnd = Duration.ofNanos(Math.max(0, end - System.nanoTime()));
+                                    Duration wait = untilEnd.compareTo(SUCCESSOR_WAIT) < 0 ? untilEnd : SUCCESSOR_WAIT;
+                                    if (board.awaitNewer(row, lease.fence(), wait)) {
                                         pausesAfterSuccessor.incrementAndGet();
                                     }
                                     long ttlLeft = TTL.toMillis() + 50;
