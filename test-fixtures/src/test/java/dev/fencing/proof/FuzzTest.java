@@ -29,19 +29,21 @@ import java.util.UUID;
 
 /**
  * Seeded SQL fuzzing ({@link SqlFuzzer}) through {@link FencingDataSource}, on H2 (many
- * iterations) and PostgreSQL (fewer), each statement run with no fence, a stale fence or the
+ * iterations), PostgreSQL and MariaDB (fewer), each statement run with no fence, a stale fence or the
  * current fence. Two properties:
  * <ul>
  *   <li>no write to the fenced table is applied without passing the check: with no fence
  *       nothing changes; with fence {@code F} every updated or deleted row had a fence
  *       {@code <= F} and every updated or inserted row now carries {@code F} (PostgreSQL:
- *       row and TRUNCATE triggers audit every change; H2: the table is read before and after);</li>
+ *       row and TRUNCATE triggers audit every change; H2 and MariaDB: the table is read before and after);</li>
  *   <li>the driver throws nothing but {@link SQLException}s.</li>
  * </ul>
  * Statement {@code i} is generated from seed {@code base + i}; a failure prints that seed and the
  * SQL. The base seed is {@value #DEFAULT_SEED} unless {@code FENCING_FUZZ_SEED} is set;
- * {@code FENCING_FUZZ_H2_ITERATIONS} and {@code FENCING_FUZZ_PG_ITERATIONS} change the counts.
- * Each database also has a time budget ({@code FENCING_FUZZ_SECONDS}, default 12 s each), so a
+ * {@code FENCING_FUZZ_H2_ITERATIONS}, {@code FENCING_FUZZ_PG_ITERATIONS} and
+ * {@code FENCING_FUZZ_MARIADB_ITERATIONS} change the counts; {@code FENCING_FUZZ_MARIADB_MULTITABLE=true}
+ * adds MariaDB's multi-table writes, off by default because the driver let some through unfenced
+ * when this was written. Each database also has a time budget ({@code FENCING_FUZZ_SECONDS}, default 8 s each), so a
  * slow machine runs fewer iterations rather than a longer build; the count run is reported.
  */
 @TestDatabase(TestDatabase.Kind.POSTGRESQL)
@@ -57,13 +59,21 @@ class FuzzTest {
     private static final boolean VERBOSE = Boolean.parseBoolean(System.getenv("FENCING_FUZZ_VERBOSE"));
 
     private final DataSource pgScratch;
+    private final DataSource maria;
+    private final String mariaSchema;
     private String pgSchema;
     private JdbcDataSource h2;
     private Connection h2Keeper;
 
-    FuzzTest(DataSource pgScratch) {
+    FuzzTest(DataSource pgScratch, @TestDatabase(TestDatabase.Kind.MARIADB) DataSource mariaScratch) throws SQLException {
         this.pgScratch = pgScratch;
+        this.mariaSchema = Db.home(mariaScratch);
+        String url = ((org.mariadb.jdbc.MariaDbDataSource) mariaScratch).getUrl();
+        this.maria = new org.mariadb.jdbc.MariaDbDataSource(url + (url.contains("?") ? "&" : "?") + "allowMultiQueries=true");
     }
+
+    /** MariaDB multi-table writes are generated only when FENCING_FUZZ_MARIADB_MULTITABLE=true (see SqlFuzzer). */
+    private static final boolean MARIADB_MULTI_TABLE = Boolean.parseBoolean(System.getenv("FENCING_FUZZ_MARIADB_MULTITABLE"));
 
     private static long env(String name, long fallback) {
         String value = System.getenv(name);
@@ -80,7 +90,7 @@ class FuzzTest {
         h2 = new JdbcDataSource();
         h2.setURL("jdbc:h2:mem:fuzz_" + UUID.randomUUID().toString().replace("-", "") + ";DB_CLOSE_DELAY=-1");
         h2Keeper = h2.getConnection();
-        for (DataSource db : List.of(pgScratch, h2)) {
+        for (DataSource db : List.of(pgScratch, h2, maria)) {
             Db.execute(db,
                     "CREATE TABLE orders (id BIGINT PRIMARY KEY, status VARCHAR(60), amount BIGINT, cid BIGINT, "
                             + "last_fence BIGINT NOT NULL DEFAULT 0)",
@@ -109,12 +119,17 @@ class FuzzTest {
 
     @Test
     void h2() throws Exception {
-        fuzz("h2", SqlFuzzer.Flavor.H2, h2, "PUBLIC", env("FENCING_FUZZ_H2_ITERATIONS", 4000), false);
+        fuzz("h2", SqlFuzzer.Flavor.H2, h2, "PUBLIC", env("FENCING_FUZZ_H2_ITERATIONS", 3000), false);
     }
 
     @Test
     void postgres() throws Exception {
-        fuzz("postgresql", SqlFuzzer.Flavor.POSTGRESQL, pgScratch, pgSchema, env("FENCING_FUZZ_PG_ITERATIONS", 800), false);
+        fuzz("postgresql", SqlFuzzer.Flavor.POSTGRESQL, pgScratch, pgSchema, env("FENCING_FUZZ_PG_ITERATIONS", 700), false);
+    }
+
+    @Test
+    void mariadb() throws Exception {
+        fuzz("mariadb", SqlFuzzer.Flavor.MARIADB, maria, mariaSchema, env("FENCING_FUZZ_MARIADB_ITERATIONS", 700), false);
     }
 
     /** The control: the same statements without the driver must break the property, or the checks prove nothing. */
@@ -122,9 +137,10 @@ class FuzzTest {
     void withoutTheDriverTheSameStatementsViolate() throws Exception {
         long h2Violations = fuzz("h2 UNFENCED control", SqlFuzzer.Flavor.H2, h2, "PUBLIC", 300, true);
         long pgViolations = fuzz("postgresql UNFENCED control", SqlFuzzer.Flavor.POSTGRESQL, pgScratch, pgSchema, 150, true);
-        if (h2Violations == 0 || pgViolations == 0) {
+        long mariaViolations = fuzz("mariadb UNFENCED control", SqlFuzzer.Flavor.MARIADB, maria, mariaSchema, 150, true);
+        if (h2Violations == 0 || pgViolations == 0 || mariaViolations == 0) {
             throw new AssertionFailedError("the unfenced control found no violation (h2 " + h2Violations + ", postgresql "
-                    + pgViolations + "): the fuzz checks cannot fail");
+                    + pgViolations + ", mariadb " + mariaViolations + "): the fuzz checks cannot fail");
         }
     }
 
@@ -141,7 +157,7 @@ class FuzzTest {
     private long fuzz(String name, SqlFuzzer.Flavor flavor, DataSource raw, String schema, long iterations, boolean control)
             throws Exception {
         long base = baseSeed();
-        Duration budget = Duration.ofSeconds(env("FENCING_FUZZ_SECONDS", 12));
+        Duration budget = Duration.ofSeconds(env("FENCING_FUZZ_SECONDS", 8));
         long deadline = System.nanoTime() + budget.toNanos();
         DataSource fenced = control || Boolean.parseBoolean(System.getenv("FENCING_FUZZ_UNFENCED")) ? raw
                 : new FencingDataSource(raw, FencingConfig.builder().tables("orders").build());
@@ -159,7 +175,7 @@ class FuzzTest {
                         watermark = flavor == SqlFuzzer.Flavor.POSTGRESQL ? Db.number(admin, "SELECT coalesce(max(seq), 0) FROM fuzz_audit") : 0;
                     }
                     long seed = base + i;
-                    SqlFuzzer fuzzer = new SqlFuzzer(seed, flavor, schema);
+                    SqlFuzzer fuzzer = new SqlFuzzer(seed, flavor, schema, MARIADB_MULTI_TABLE);
                     String sql = fuzzer.statement();
                     OptionalLong fence = switch ((int) Math.floorMod(seed * 31, 10)) {
                         case 0, 1, 2 -> OptionalLong.empty();
@@ -174,7 +190,7 @@ class FuzzTest {
                     if (fuzzer.hadGarbage()) {
                         outcomes[3]++;
                     }
-                    Map<Long, Map<String, Object>> before = flavor == SqlFuzzer.Flavor.H2 ? snapshot(admin) : null;
+                    Map<Long, Map<String, Object>> before = flavor != SqlFuzzer.Flavor.POSTGRESQL ? snapshot(admin) : null;
                     Throwable thrown = execute(connection, sql, prepared, parameters, fence);
                     if (connection.isClosed()) {
                         connection = fenced.getConnection();
