@@ -177,7 +177,7 @@ class FuzzTest {
                     long seed = base + i;
                     SqlFuzzer fuzzer = new SqlFuzzer(seed, flavor, schema, MARIADB_MULTI_TABLE);
                     String sql = fuzzer.statement();
-                    OptionalLong fence = switch ((int) Math.floorMod(seed * 31, 10)) {
+                    OptionalLong fence = switch (Math.floorMod(seed * 31, 10)) {
                         case 0, 1, 2 -> OptionalLong.empty();
                         case 3, 4, 5, 6 -> OptionalLong.of(STALE);
                         default -> OptionalLong.of(CURRENT);

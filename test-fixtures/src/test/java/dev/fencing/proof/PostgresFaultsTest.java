@@ -43,6 +43,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @TestDatabase(TestDatabase.Kind.POSTGRESQL)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@SuppressWarnings("try") // fence scopes are entered for their effect on the thread
 class PostgresFaultsTest {
 
     private static final long ROW_FENCE = 10;

@@ -45,6 +45,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @TestDatabase(TestDatabase.Kind.POSTGRESQL)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@SuppressWarnings("try") // fence scopes are entered for their effect on the thread
 class RedisFaultsTest {
 
     private static final Duration COMMAND_TIMEOUT = Duration.ofMillis(750);
