@@ -84,6 +84,7 @@ public final class Main {
                     case "--column" -> properties.setProperty(FencingConfig.COLUMN, args[++i]);
                     case "--comparison" -> properties.setProperty(FencingConfig.COMPARISON, args[++i]);
                     case "--on-zero-rows" -> properties.setProperty(FencingConfig.ON_ZERO_ROWS, args[++i]);
+                    case "--mode" -> properties.setProperty(FencingConfig.MODE, args[++i]);
                     case "--dialect" -> dialect = Dialect.valueOf(args[++i].toUpperCase(Locale.ROOT));
                     default -> sql.append(sql.length() == 0 ? "" : " ").append(args[i]);
                 }

@@ -2,6 +2,7 @@ package dev.fencing.lock;
 
 import dev.fencing.Fence;
 import java.util.concurrent.Callable;
+import javax.sql.DataSource;
 
 /**
  * One tenure of a fenced lock: what an acquire of {@link RedisFencedLocks} or
@@ -98,6 +99,22 @@ public interface Lease extends AutoCloseable {
         } finally {
             scope.close();
         }
+    }
+
+    /**
+     * Claims this tenure at the database now: raises the epoch guard row of {@link #resource()} to
+     * {@link #fence()} (tables in {@code epoch} mode), in a transaction of its own. Call it right
+     * after acquiring, so that the previous holder is shut out before this one's first statement;
+     * without it, the first statement of the tenure through each connection claims.
+     *
+     * @param dataSource the database holding the guard table: preferably the application's
+     *        {@link dev.fencing.jdbc.FencingDataSource}, whose connections then need not claim again
+     * @throws java.sql.SQLException {@link dev.fencing.StaleFenceException} when the guard already
+     *         holds a newer fence (the lock has passed on), or when the database fails
+     * @see dev.fencing.jdbc.EpochGuards#claim(DataSource, String, long)
+     */
+    default void claimEpoch(DataSource dataSource) throws java.sql.SQLException {
+        dev.fencing.jdbc.EpochGuards.claim(dataSource, resource(), fence());
     }
 
     /**

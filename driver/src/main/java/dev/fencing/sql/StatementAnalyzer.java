@@ -26,12 +26,15 @@ public final class StatementAnalyzer {
     private static final System.Logger LOG = System.getLogger(StatementAnalyzer.class.getName());
 
     private static final String[] DYNAMIC_HEADS = {"CALL", "EXEC", "EXECUTE", "DO", "PREPARE", "RUNSCRIPT"};
+    private static final String[] TRANSACTION_CONTROL = {"BEGIN", "START", "COMMIT", "END", "ROLLBACK", "ABORT",
+            "SAVEPOINT", "RELEASE"};
 
     private final FencingConfig config;
     private final Dialect dialect;
     private final FencedNameFilter filter;
     private final PlanCache cache;
     private final SqlParser parser;
+    private final boolean epochTables;
 
     public StatementAnalyzer(FencingConfig config, Dialect dialect) {
         this.config = config;
@@ -39,6 +42,7 @@ public final class StatementAnalyzer {
         this.filter = new FencedNameFilter(config.tables());
         this.cache = new PlanCache(config.planCacheSize());
         this.parser = new SqlParser(dialect, config.parseTimeoutMillis());
+        this.epochTables = config.hasEpochTables();
     }
 
     public FencingConfig config() {
@@ -51,7 +55,8 @@ public final class StatementAnalyzer {
 
     /** The plan of a statement text; never throws for bad SQL (refusals are plans). */
     public FencePlan plan(String sql) {
-        if (sql == null || (!filter.mayNameFencedTable(sql) && !mayRunDynamicSql(sql))) {
+        if (sql == null || (!filter.mayNameFencedTable(sql) && !mayRunDynamicSql(sql)
+                && !(epochTables && startsWithAny(sql, TRANSACTION_CONTROL)))) {
             return FencePlan.passThrough(sql);
         }
         return cache.get(sql, this::analyze);
@@ -96,9 +101,19 @@ public final class StatementAnalyzer {
                 return true;
             }
         }
-        for (String head : DYNAMIC_HEADS) {
-            int end = i + head.length();
-            if (sql.regionMatches(true, i, head, 0, head.length())
+        return startsWithAny(sql, DYNAMIC_HEADS);
+    }
+
+    /** True when the first word (after ASCII white space) is one of {@code words}. */
+    private static boolean startsWithAny(String sql, String[] words) {
+        int n = sql.length();
+        int i = 0;
+        while (i < n && (sql.charAt(i) == ' ' || sql.charAt(i) == '\t' || sql.charAt(i) == '\n')) {
+            i++;
+        }
+        for (String word : words) {
+            int end = i + word.length();
+            if (sql.regionMatches(true, i, word, 0, word.length())
                     && (end == n || !Character.isLetterOrDigit(sql.charAt(end)) && sql.charAt(end) != '_')) {
                 return true;
             }
@@ -127,6 +142,17 @@ public final class StatementAnalyzer {
         int statements;
         WriteSites.Site onlySite;
         Splice splice;
+        int epochWrites;
+        boolean controlsTransaction;
+
+        private boolean isAnyWord(int token, String[] words) {
+            for (String word : words) {
+                if (tokens.isWord(token, word)) {
+                    return true;
+                }
+            }
+            return false;
+        }
 
         Analysis(String sql) {
             this.sql = sql;
@@ -167,9 +193,19 @@ public final class StatementAnalyzer {
                     start = i + 1;
                 }
             }
+            if (fencedWrites == 0 && epochWrites == 0) {
+                if (namesFencedTable) {
+                    return FencePlan.read(sql, fencedTable == null ? firstConfiguredTable() : fencedTable, controlsTransaction);
+                }
+                return controlsTransaction ? FencePlan.transactionControl(sql) : FencePlan.passThrough(sql);
+            }
             if (fencedWrites == 0) {
-                return namesFencedTable ? FencePlan.read(sql, fencedTable == null ? firstConfiguredTable() : fencedTable)
-                        : FencePlan.passThrough(sql);
+                int[] unchanged = new int[parameters];
+                for (int p = 0; p < parameters; p++) {
+                    unchanged[p] = p + 1;
+                }
+                return FencePlan.fenced(sql, fencedTable, new String[] {sql}, unchanged, new int[0], null, false, true,
+                        controlsTransaction);
             }
             int[] parameterOffsets = new int[parameters];
             for (int i = 0, p = 0; i < tokens.size(); i++) {
@@ -185,7 +221,7 @@ public final class StatementAnalyzer {
             boolean countIsTheFencedWrite = fencedWrites == 1 && statements == 1 && onlySite.topLevel;
             ZeroRowCheck check = countIsTheFencedWrite ? zeroRowCheck(onlySite) : null;
             return FencePlan.fenced(sql, fencedTable, spliced.pieces(), spliced.databaseIndexes(),
-                    spliced.fenceIndexes(), check, countIsTheFencedWrite);
+                    spliced.fenceIndexes(), check, countIsTheFencedWrite, epochWrites > 0, controlsTransaction);
         }
 
         /**
@@ -194,6 +230,9 @@ public final class StatementAnalyzer {
          */
         String statement(int from, int to, int rawFrom, int rawTo) {
             String raw = sql.substring(rawFrom, rawTo);
+            if (epochTables && isAnyWord(from, TRANSACTION_CONTROL)) {
+                controlsTransaction = true;
+            }
             // Decided on the raw text, comments and strings included: where this lexer and the
             // database's disagree about what is a comment, the statement is parsed, not passed.
             boolean names = filter.mayNameFencedTable(raw);
@@ -266,26 +305,41 @@ public final class StatementAnalyzer {
                 ParsedWrites.ParsedWrite write = writes.writes.get(k);
                 WriteSites.Site site = sites.get(k);
                 TableName fenced = config.fencedTableFor(write.target());
-                if (fenced == null && site.kind == write.kind() && write.target().equals(site.target(tokens))) {
+                // MERGE, REPLACE and TRUNCATE are never spliced, so only their kind must agree
+                boolean agree = site.kind == write.kind()
+                        && (site.kind == ParsedWrites.Kind.OTHER || write.target().equals(site.target(tokens)));
+                if (write.multiTable() || site.multiTable) {
+                    // MariaDB writes any of the tables it names, whichever comes first
+                    String refusal = multiTableWrite(write, raw);
+                    if (refusal != null) {
+                        return refusal;
+                    }
+                    continue;
+                }
+                if (fenced == null && agree) {
                     continue;
                 }
                 if (fenced != null) {
                     fencedTable = fenced.toString();
                 }
-                if (site.kind != write.kind() || !write.target().equals(site.target(tokens))) {
+                if (!agree) {
                     if (site.unsupported != null && fenced != null) {
                         return write.description() + " on fenced table " + fencedTable + " is refused: " + site.unsupported;
                     }
                     return "the statement's writes could not be located with certainty (" + write.description()
                             + " of " + write.target() + ")";
                 }
+                if (config.modeOf(fenced) == FencingConfig.Mode.EPOCH) {
+                    String refusal = epochWrite(write);
+                    if (refusal != null) {
+                        return refusal;
+                    }
+                    epochWrites++;
+                    continue;
+                }
                 if (write.kind() == ParsedWrites.Kind.OTHER) {
                     return write.description() + " on fenced table " + fencedTable + " cannot carry the fence check"
                             + (write.description().equals("MERGE") ? "; write it as INSERT .. ON CONFLICT or UPDATE" : "");
-                }
-                if (write.multiTable()) {
-                    return "a " + write.description() + " of several tables naming fenced table " + fencedTable
-                            + " cannot carry the check; write each table in its own statement";
                 }
                 if (write.mysqlUpsert()) {
                     return "INSERT .. ON DUPLICATE KEY UPDATE on fenced table " + fencedTable
@@ -302,6 +356,46 @@ public final class StatementAnalyzer {
                 fencedWrites++;
                 onlySite = site;
             }
+            return null;
+        }
+
+        /**
+         * A write to an epoch-mode table needs no rewrite: the guard row, checked in the same
+         * transaction, protects INSERT, UPDATE, DELETE, MERGE and upserts alike. Only what bypasses
+         * row-level writing altogether is refused.
+         */
+        private String epochWrite(ParsedWrites.ParsedWrite write) {
+            if (write.description().equals("TRUNCATE")) {
+                return "TRUNCATE on fenced table " + fencedTable + " is refused (it is not a row-level write; delete the rows "
+                        + "instead)";
+            }
+            return null;
+        }
+
+        /**
+         * A write of several tables (MariaDB) may change any table it names, not only the first:
+         * refused when it names a row-mode fenced table, guarded when it names only epoch-mode ones.
+         */
+        private String multiTableWrite(ParsedWrites.ParsedWrite write, String raw) {
+            boolean epochOnly = true;
+            TableName named = null;
+            for (TableName table : config.tables()) {
+                if (new FencedNameFilter(java.util.Set.of(table)).mayNameFencedTable(raw)) {
+                    if (named == null || config.modeOf(table) == FencingConfig.Mode.ROW) {
+                        named = table;
+                    }
+                    epochOnly &= config.modeOf(table) == FencingConfig.Mode.EPOCH;
+                }
+            }
+            if (named == null) {
+                return null;
+            }
+            fencedTable = named.toString();
+            if (!epochOnly) {
+                return "a " + write.description() + " of several tables that names fenced table " + fencedTable
+                        + " cannot carry the check (it may write any table it names); write each table in its own statement";
+            }
+            epochWrites++;
             return null;
         }
 
@@ -418,6 +512,18 @@ public final class StatementAnalyzer {
             }
             query.append("SELECT MAX(COALESCE(").append(qualifier).append('.')
                     .append(config.column()).append(", 0)) FROM ");
+            boolean usingNamesTarget = dialect == Dialect.MARIADB && site.kind == ParsedWrites.Kind.DELETE
+                    && site.fromKeyword >= 0;
+            if (usingNamesTarget) {
+                // MariaDB's DELETE .. USING lists the target among its tables: naming it again is an error
+                query.append(sql, tokens.start(site.fromKeyword + 1), tokens.end(site.fromLast));
+                parameters = append(parameters, site.fromKeyword + 1, site.fromLast);
+                if (site.whereKeyword >= 0) {
+                    query.append(" WHERE ").append(sql, tokens.start(site.whereKeyword + 1), tokens.end(site.whereLast));
+                    parameters = append(parameters, site.whereKeyword + 1, site.whereLast);
+                }
+                return ZeroRowCheck.newestFenceQuery(query.toString(), parameters);
+            }
             int targetEnd = site.alias >= 0 ? site.alias : site.targetLast;
             query.append(sql, tokens.start(site.targetFirst), tokens.end(targetEnd));
             if (site.fromKeyword >= 0) {

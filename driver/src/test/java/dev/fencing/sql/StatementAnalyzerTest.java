@@ -325,4 +325,41 @@ class StatementAnalyzerTest {
         }
         return out.toString();
     }
+
+    @Test
+    void epochTablesAreWrittenAsTheApplicationWroteThemButMarkedForTheGuard() {
+        FencingConfig epoch = FencingConfig.builder().tables("orders", "ledger")
+                .tableMode("ledger", FencingConfig.Mode.EPOCH).build();
+        StatementAnalyzer analyzer = new StatementAnalyzer(epoch, Dialect.POSTGRESQL);
+
+        FencePlan insert = analyzer.plan("INSERT INTO ledger VALUES (?, ?)");
+        assertThat(insert.kind()).isEqualTo(FencePlan.Kind.FENCED);
+        assertThat(insert.writesEpochTable()).isTrue();
+        assertThat(insert.preparedSql()).isEqualTo("INSERT INTO ledger VALUES (?, ?)");
+        assertThat(insert.fenceIndexes()).isEmpty();
+        assertThat(insert.databaseIndex(2)).isEqualTo(2);
+        assertThat(insert.countIsTheFencedWrite()).isFalse();
+
+        assertThat(analyzer.plan("MERGE INTO ledger l USING src s ON l.id = s.id WHEN MATCHED THEN DELETE").writesEpochTable()).isTrue();
+        assertThat(analyzer.plan("TRUNCATE ledger").kind()).isEqualTo(FencePlan.Kind.REFUSED);
+
+        FencePlan mixed = analyzer.plan("WITH l AS (INSERT INTO ledger (id) VALUES (1)) UPDATE orders SET status = 'x'");
+        assertThat(mixed.writesEpochTable()).isTrue();
+        assertThat(mixed.fenceIndexes()).hasSize(2);
+
+        FencePlan rowOnly = analyzer.plan("UPDATE orders SET status = 'x'");
+        assertThat(rowOnly.writesEpochTable()).isFalse();
+    }
+
+    @Test
+    void transactionControlIsReportedOnlyWhenEpochTablesExist() {
+        FencingConfig epoch = FencingConfig.builder().tables("ledger").mode(FencingConfig.Mode.EPOCH).build();
+        StatementAnalyzer analyzer = new StatementAnalyzer(epoch, Dialect.POSTGRESQL);
+
+        assertThat(analyzer.plan("COMMIT").controlsTransaction()).isTrue();
+        assertThat(analyzer.plan("rollback to savepoint s1").controlsTransaction()).isTrue();
+        assertThat(analyzer.plan("SELECT 1; BEGIN").controlsTransaction()).isTrue();
+        assertThat(analyzer.plan("SELECT 1").controlsTransaction()).isFalse();
+        assertThat(postgres.plan("COMMIT").controlsTransaction()).isFalse();
+    }
 }
