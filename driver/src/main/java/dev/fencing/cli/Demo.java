@@ -33,7 +33,7 @@ final class Demo {
     static final String ORDERS = "fencing_demo_orders";
     static final String LOCKS = "fencing_demo_locks";
     private static final String RESOURCE = "order:42";
-    private static final Duration TTL = Duration.ofMillis(400);
+    private static final Duration TTL = Duration.ofMillis(1000);
 
     /** What one run ended with. */
     record Outcome(boolean staleWriteRejected, int charges, String paidBy, long rowFence) {
@@ -86,6 +86,9 @@ final class Demo {
         AtomicReference<Boolean> rejected = new AtomicReference<>(false);
         AtomicReference<Exception> failure = new AtomicReference<>();
         try (FencedLocks locks = openLocks(raw, redisUri)) {
+            // connect before the clock starts: a first, lazy connection must not eat A's TTL
+            locks.tryAcquire(RESOURCE + ":warm-up", TTL).ifPresent(Lease::close);
+            started = System.nanoTime();
             Thread workerA = new Thread(() -> {
                 try (Lease lease = locks.acquire(RESOURCE, TTL, Duration.ofSeconds(5))) {
                     log("A", lease.fence(), "acquired the lock on " + RESOURCE + " (ttl " + TTL.toMillis() + " ms)");
