@@ -37,23 +37,53 @@ final class BootstrapJar {
     private BootstrapJar() {
     }
 
-    /** True for the entries that go on the bootstrap path. */
-    static boolean belongs(String entry) {
-        return entry.equals("dev/fencing/Fence.class")
-                || entry.startsWith("dev/fencing/Fence$") && entry.endsWith(".class")
-                || entry.equals("dev/fencing/Fenced.class")
-                || entry.startsWith("dev/fencing/agent/bootstrap/") && entry.endsWith(".class");
+    /** What goes on the bootstrap path; classes loaded before the agent came are left where they are. */
+    record Selection(boolean fence, boolean fenced) {
+
+        /**
+         * When the application loaded {@code Fence} (or {@code Fenced}) before the agent was
+         * attached, that copy stays the one in effect: its class loader has it already, and a
+         * bootstrap copy of the rest of its nest ({@code Fence$Frame}, loaded lazily, parent
+         * first) would split the nest across two loaders ({@code IllegalAccessError}). Everything
+         * fenced runs on that loader's copy, so there is still one.
+         */
+        static Selection of(Class<?>[] loaded) {
+            boolean fence = true;
+            boolean fenced = true;
+            for (Class<?> type : loaded) {
+                String name = type.getName();
+                if (name.equals("dev.fencing.Fence") || name.startsWith("dev.fencing.Fence$")) {
+                    fence = false;
+                } else if (name.equals("dev.fencing.Fenced")) {
+                    fenced = false;
+                }
+            }
+            return new Selection(fence, fenced);
+        }
+
+        /** True for the entries that go on the bootstrap path. */
+        boolean belongs(String entry) {
+            return fence && (entry.equals("dev/fencing/Fence.class")
+                    || entry.startsWith("dev/fencing/Fence$") && entry.endsWith(".class"))
+                    || fenced && entry.equals("dev/fencing/Fenced.class")
+                    || entry.startsWith("dev/fencing/agent/bootstrap/") && entry.endsWith(".class");
+        }
     }
 
     static void inject(Instrumentation instrumentation) {
         if (injected()) {
             return; // attached a second time
         }
+        Selection selection = Selection.of(instrumentation.getAllLoadedClasses());
+        if (!selection.fence()) {
+            System.getLogger("dev.fencing.agent").log(System.Logger.Level.INFO, "fencing agent: the application "
+                    + "loaded dev.fencing.Fence before the agent came; its copy stays the one in effect");
+        }
         try {
             Path jar = Files.createTempFile("fencing-agent-bootstrap-", ".jar");
             jar.toFile().deleteOnExit();
-            List<String> written = write(agentLocation(), jar);
-            if (!written.contains("dev/fencing/Fence.class")
+            List<String> written = write(agentLocation(), jar, selection);
+            if (selection.fence() && !written.contains("dev/fencing/Fence.class")
                     || !written.contains("dev/fencing/agent/bootstrap/AgentBridge.class")) {
                 throw new IllegalStateException("fencing agent: " + agentLocation()
                         + " lacks dev.fencing.Fence or the agent bridge; use the fencing-agent jar itself");
@@ -86,7 +116,7 @@ final class BootstrapJar {
     }
 
     /** Copies the bootstrap entries of the agent jar (or classes directory) into {@code target}. */
-    private static List<String> write(Path agent, Path target) throws IOException {
+    private static List<String> write(Path agent, Path target, Selection selection) throws IOException {
         List<String> written = new ArrayList<>();
         try (OutputStream file = Files.newOutputStream(target);
              JarOutputStream out = new JarOutputStream(file)) {
@@ -97,7 +127,7 @@ final class BootstrapJar {
                 }
                 for (Path path : classes) {
                     String name = agent.relativize(path).toString().replace('\\', '/');
-                    if (belongs(name)) {
+                    if (selection.belongs(name)) {
                         try (InputStream in = Files.newInputStream(path)) {
                             copy(out, name, in);
                             written.add(name);
@@ -109,7 +139,7 @@ final class BootstrapJar {
                     Enumeration<JarEntry> entries = jar.entries();
                     while (entries.hasMoreElements()) {
                         JarEntry entry = entries.nextElement();
-                        if (belongs(entry.getName())) {
+                        if (selection.belongs(entry.getName())) {
                             try (InputStream in = jar.getInputStream(entry)) {
                                 copy(out, entry.getName(), in);
                                 written.add(entry.getName());

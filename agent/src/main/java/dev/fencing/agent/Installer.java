@@ -161,12 +161,14 @@ final class Installer {
         return (builder, type, loader, module, domain) -> builder.visit(Advice.to(advice).on(methods));
     }
 
+    /** Advice for the methods returning {@code Connection}, for covariant ones, and for their bridges. */
     private static AgentBuilder.Transformer visit(Class<?> advice, ElementMatcher<? super MethodDescription> methods,
                                                   Class<?> otherAdvice,
                                                   ElementMatcher<? super MethodDescription> otherMethods) {
         return (builder, type, loader, module, domain) -> builder
                 .visit(Advice.to(advice).on(methods))
-                .visit(Advice.to(otherAdvice).on(otherMethods));
+                .visit(Advice.to(otherAdvice).on(otherMethods))
+                .visit(new BridgeAdvice());
     }
 
     /**

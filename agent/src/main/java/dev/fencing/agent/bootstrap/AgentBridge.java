@@ -97,6 +97,14 @@ public final class AgentBridge {
         return current.connectionReturned(source, connection, url, covariant);
     }
 
+    /**
+     * A bridge method ({@code Connection connect(..)} over a covariant {@code connect}) returns
+     * normally: like {@link #exit} with no exception. Its call to the covariant method was nested.
+     */
+    public static Object bridgeReturned(Object connection, Object source, String url) throws Exception {
+        return exit(source, connection, null, url, false);
+    }
+
     public static void tokenAcquired(Object lock, Object token) {
         Hooks current = hooks;
         if (current != null && token != null) {

@@ -1,4 +1,4 @@
-package dev.fencing.agent.samples;
+package example.app;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
