@@ -2,22 +2,21 @@ package example.app;
 
 import dev.fencing.Fence;
 
+import java.lang.management.ManagementFactory;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 
 /**
- * For measuring what the agent costs: with no arguments it only starts and exits; with
- * {@code <postgres-url> <table> <row-id>} it also times its first connection and its first write to the
- * (fenced) table, and prints {@code TIMES connect=<micros> write=<micros>}.
+ * For measuring what the agent costs. Prints {@code TIMES main=<ms> connect=<micros> write=<micros>}:
+ * the JVM's uptime when {@code main} starts (an agent's {@code premain} runs before it), then the
+ * time of the first connection ({@code DriverManager}) and of the first write to a fenced table.
+ * Arguments: {@code <postgres-url> <table> <row-id>}.
  */
 public final class StartupSample {
 
     public static void main(String[] args) throws Exception {
-        if (args.length == 0) {
-            System.out.println("STARTED");
-            return;
-        }
+        long mainAt = ManagementFactory.getRuntimeMXBean().getUptime();
         long start = System.nanoTime();
         try (Connection c = DriverManager.getConnection(args[0])) {
             long connected = System.nanoTime();
@@ -28,7 +27,8 @@ public final class StartupSample {
                 update.executeUpdate();
             }
             long wrote = System.nanoTime();
-            System.out.println("TIMES connect=" + (connected - start) / 1000 + " write=" + (wrote - connected) / 1000);
+            System.out.println("TIMES main=" + mainAt + " connect=" + (connected - start) / 1000
+                    + " write=" + (wrote - connected) / 1000);
         }
     }
 }

@@ -53,8 +53,26 @@ final class AgentSettings {
                 fencing.setProperty(key, value);
             }
         }
-        FencedTables.validate(fencing);
+        validate(fencing);
         return new AgentSettings(fencing, UrlFilter.of(includes, excludes));
+    }
+
+    /**
+     * For {@link FencingAgent}, which names only {@code java.base} types: resolves the
+     * configuration before anything else happens, and before the bootstrap jar is in place, so
+     * this class must not lead the JVM to load the agent's bridge or {@code dev.fencing.Fence}.
+     */
+    static Object configure(String agentArguments) {
+        return resolve(agentArguments, ConfigSources.standard());
+    }
+
+    /** Checks every key now, whether or not a table is named yet (tables may come from entities). */
+    private static void validate(Properties keys) {
+        FencingConfig.Builder builder = FencingConfig.builder();
+        for (String key : keys.stringPropertyNames()) {
+            builder.set(key, keys.getProperty(key));
+        }
+        builder.table("fencing_agent_validation").build();
     }
 
     /** The {@code fencing.*} keys for {@link FencingConfig}, without the agent's own. */

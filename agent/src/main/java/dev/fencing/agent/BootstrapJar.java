@@ -7,15 +7,17 @@ import java.io.UncheckedIOException;
 import java.lang.instrument.Instrumentation;
 import java.net.URISyntaxException;
 import java.net.URL;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
-import java.util.Enumeration;
 import java.util.List;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 import java.util.jar.JarOutputStream;
-import java.util.stream.Stream;
+import java.util.zip.Deflater;
 
 /**
  * Puts the classes that must exist once per JVM on the bootstrap class loader's search path:
@@ -30,7 +32,7 @@ import java.util.stream.Stream;
  * bootstrap loader.
  *
  * <p>The classes are copied from this agent jar into a private temporary jar, deleted when the
- * JVM exits.
+ * JVM exits (a JVM killed with SIGKILL leaves it in {@code java.io.tmpdir}).
  */
 final class BootstrapJar {
 
@@ -80,7 +82,7 @@ final class BootstrapJar {
                     + "loaded dev.fencing.Fence before the agent came; its copy stays the one in effect");
         }
         try {
-            Path jar = Files.createTempFile("fencing-agent-bootstrap-", ".jar");
+            Path jar = createPrivateFile();
             jar.toFile().deleteOnExit();
             List<String> written = write(agentLocation(), jar, selection);
             if (selection.fence() && !written.contains("dev/fencing/Fence.class")
@@ -94,6 +96,50 @@ final class BootstrapJar {
         }
         if (!injected()) {
             throw new IllegalStateException("fencing agent: the bootstrap jar was appended but its classes are not visible");
+        }
+    }
+
+    /**
+     * A new file only this user can read, in {@code java.io.tmpdir}: created exclusively (an
+     * existing file or link of that name is never followed or reused). Not
+     * {@code Files.createTempFile}, whose random names cost a {@code SecureRandom} at start-up.
+     */
+    private static Path createPrivateFile() throws IOException {
+        Path directory = Path.of(System.getProperty("java.io.tmpdir"));
+        removeLeftovers(directory);
+        boolean posix = directory.getFileSystem().supportedFileAttributeViews().contains("posix");
+        for (int attempt = 0; ; attempt++) {
+            Path file = directory.resolve("fencing-agent-bootstrap-" + ProcessHandle.current().pid() + "-"
+                    + Long.toHexString(System.nanoTime()) + ".jar");
+            try {
+                return posix
+                        ? Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))
+                        : Files.createFile(file);
+            } catch (FileAlreadyExistsException e) {
+                if (attempt == 100) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /** Removes the bootstrap jars of JVMs that are gone without deleting theirs (killed). */
+    private static void removeLeftovers(Path directory) {
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(directory, "fencing-agent-bootstrap-*.jar")) {
+            for (Path file : files) {
+                String[] parts = file.getFileName().toString().split("-");
+                if (parts.length == 5) {
+                    try {
+                        if (ProcessHandle.of(Long.parseLong(parts[3])).isEmpty()) {
+                            Files.deleteIfExists(file);
+                        }
+                    } catch (NumberFormatException | IOException e) {
+                        // not ours, or not ours to delete
+                    }
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // best effort only
         }
     }
 
@@ -115,46 +161,52 @@ final class BootstrapJar {
         }
     }
 
-    /** Copies the bootstrap entries of the agent jar (or classes directory) into {@code target}. */
+    /** The classes that go on the bootstrap path with all their nest members, by name: no scan of the agent jar. */
+    private static final List<String> ROOTS = List.of("dev/fencing/Fence", "dev/fencing/Fenced",
+            "dev/fencing/agent/bootstrap/AgentBridge");
+
+    /** Copies the bootstrap classes of the agent jar (or classes directory) into {@code target}. */
     private static List<String> write(Path agent, Path target, Selection selection) throws IOException {
         List<String> written = new ArrayList<>();
-        try (OutputStream file = Files.newOutputStream(target);
+        boolean directory = Files.isDirectory(agent);
+        try (JarFile jar = directory ? null : new JarFile(agent.toFile(), false);
+             OutputStream file = Files.newOutputStream(target);
              JarOutputStream out = new JarOutputStream(file)) {
-            if (Files.isDirectory(agent)) {
-                List<Path> classes = new ArrayList<>();
-                try (Stream<Path> walk = Files.walk(agent)) {
-                    walk.filter(Files::isRegularFile).forEach(classes::add);
+            out.setLevel(Deflater.BEST_SPEED);
+            List<String> pending = new ArrayList<>(ROOTS);
+            while (!pending.isEmpty()) {
+                String entry = pending.remove(pending.size() - 1) + ".class";
+                if (!selection.belongs(entry) || written.contains(entry)) {
+                    continue;
                 }
-                for (Path path : classes) {
-                    String name = agent.relativize(path).toString().replace('\\', '/');
-                    if (selection.belongs(name)) {
-                        try (InputStream in = Files.newInputStream(path)) {
-                            copy(out, name, in);
-                            written.add(name);
-                        }
-                    }
+                byte[] classfile = read(jar, agent, entry);
+                if (classfile == null) {
+                    continue;
                 }
-            } else {
-                try (JarFile jar = new JarFile(agent.toFile())) {
-                    Enumeration<JarEntry> entries = jar.entries();
-                    while (entries.hasMoreElements()) {
-                        JarEntry entry = entries.nextElement();
-                        if (selection.belongs(entry.getName())) {
-                            try (InputStream in = jar.getInputStream(entry)) {
-                                copy(out, entry.getName(), in);
-                                written.add(entry.getName());
-                            }
-                        }
-                    }
+                out.putNextEntry(new JarEntry(entry));
+                out.write(classfile);
+                out.closeEntry();
+                written.add(entry);
+                if (entry.indexOf('$') < 0) {
+                    pending.addAll(ClassFileFilter.nestMembers(classfile));
                 }
             }
         }
         return written;
     }
 
-    private static void copy(JarOutputStream out, String name, InputStream in) throws IOException {
-        out.putNextEntry(new JarEntry(name));
-        in.transferTo(out);
-        out.closeEntry();
+    private static byte[] read(JarFile jar, Path directory, String entry) throws IOException {
+        if (jar == null) {
+            Path file = directory.resolve(entry);
+            return Files.isRegularFile(file) ? Files.readAllBytes(file) : null;
+        }
+        JarEntry found = jar.getJarEntry(entry);
+        if (found == null) {
+            return null;
+        }
+        try (InputStream in = jar.getInputStream(found)) {
+            return in.readAllBytes();
+        }
     }
+
 }

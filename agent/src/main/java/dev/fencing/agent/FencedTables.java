@@ -30,7 +30,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 final class FencedTables {
 
     private static final System.Logger LOG = System.getLogger("dev.fencing.agent");
-    private static final String VALIDATION_TABLE = "fencing_agent_validation";
 
     private record Pending(WeakReference<ClassLoader> loader, String className) {
     }
@@ -47,19 +46,6 @@ final class FencedTables {
     FencedTables(Properties keys) {
         this.keys = keys;
         this.state = build();
-    }
-
-    /**
-     * Checks every key now, whether or not a table is named yet (tables may come from entities).
-     *
-     * @throws IllegalArgumentException naming the key at fault
-     */
-    static void validate(Properties keys) {
-        FencingConfig.Builder builder = FencingConfig.builder();
-        for (String key : keys.stringPropertyNames()) {
-            builder.set(key, keys.getProperty(key));
-        }
-        builder.table(VALIDATION_TABLE).build();
     }
 
     /**

@@ -34,7 +34,8 @@ public final class FencingAgent {
     }
 
     private static void start(String arguments, Instrumentation instrumentation, boolean attached) {
+        Object settings = AgentSettings.configure(arguments); // an invalid configuration stops here, having changed nothing
         BootstrapJar.inject(instrumentation);
-        Installer.install(arguments, instrumentation, attached);
+        Installer.install(settings, instrumentation, attached);
     }
 }
