@@ -112,8 +112,18 @@ final class Weaver {
                     ClassFileLocator.ForClassLoader.of(loader));
             TypePool pool = new TypePool.Default.WithLazyResolution(new TypePool.CacheProvider.Simple(), locator,
                     TypePool.Default.ReaderMode.FAST);
-            TypeDescription type = pool.describe(name).resolve();
-            List<AsmVisitorWrapper> advice = adviceFor(type);
+            List<AsmVisitorWrapper> advice;
+            TypeDescription type;
+            try {
+                type = pool.describe(name).resolve();
+                advice = adviceFor(type);
+            } catch (RuntimeException | LinkageError e) {
+                // a super type whose class file cannot be read: the JVM cannot define the class either,
+                // unless its loader hides class files; say so, since a driver's connections would go unfenced
+                LOG.log(System.Logger.Level.WARNING, "fencing agent: cannot read the type hierarchy of " + name
+                        + "; if it is a JDBC driver or data source, its connections are NOT fenced: " + e);
+                return null;
+            }
             if (advice.isEmpty()) {
                 return null;
             }
