@@ -37,6 +37,7 @@ public final class FencingConfig {
     public static final String PROCEDURE_CALLS = "fencing.procedure-calls";
     public static final String PLAN_CACHE_SIZE = "fencing.plan-cache-size";
     public static final String PARSE_TIMEOUT_MILLIS = "fencing.parse-timeout-millis";
+    public static final String EPOCH_TABLE = "fencing.epoch-table";
     public static final String CONFIG = "fencing.config";
     static final String TABLE_PREFIX = "fencing.table.";
     static final String TABLE_MODE_SUFFIX = ".mode";
@@ -141,6 +142,7 @@ public final class FencingConfig {
     private final ProcedureCalls procedureCalls;
     private final int planCacheSize;
     private final long parseTimeoutMillis;
+    private final String epochTable;
 
     private FencingConfig(Builder builder) {
         this.tables = Collections.unmodifiableSet(new LinkedHashSet<>(builder.tables));
@@ -152,6 +154,7 @@ public final class FencingConfig {
         this.procedureCalls = builder.procedureCalls;
         this.planCacheSize = builder.planCacheSize;
         this.parseTimeoutMillis = builder.parseTimeoutMillis;
+        this.epochTable = builder.epochTable;
     }
 
     /** Reads a properties file (ISO-8859-1 escapes are not needed: it is read as UTF-8). */
@@ -227,6 +230,19 @@ public final class FencingConfig {
         return procedureCalls;
     }
 
+    /** True when at least one fenced table is in {@link Mode#EPOCH} mode. */
+    public boolean hasEpochTables() {
+        if (mode == Mode.EPOCH) {
+            return true;
+        }
+        return tableModes.containsValue(Mode.EPOCH);
+    }
+
+    /** The guard table of epoch mode ({@code lock_name} primary key, {@code fence} BIGINT), a plain (optionally schema-qualified) name. */
+    public String epochTable() {
+        return epochTable;
+    }
+
     /** How many analysed statements are kept, per data source. */
     public int planCacheSize() {
         return planCacheSize;
@@ -251,6 +267,7 @@ public final class FencingConfig {
         properties.setProperty(PROCEDURE_CALLS, procedureCalls.toString());
         properties.setProperty(PLAN_CACHE_SIZE, Integer.toString(planCacheSize));
         properties.setProperty(PARSE_TIMEOUT_MILLIS, Long.toString(parseTimeoutMillis));
+        properties.setProperty(EPOCH_TABLE, epochTable);
         return properties;
     }
 
@@ -261,13 +278,13 @@ public final class FencingConfig {
                 && comparison == that.comparison && onZeroRows == that.onZeroRows
                 && mode == that.mode && tableModes.equals(that.tableModes)
                 && procedureCalls == that.procedureCalls && planCacheSize == that.planCacheSize
-                && parseTimeoutMillis == that.parseTimeoutMillis;
+                && parseTimeoutMillis == that.parseTimeoutMillis && epochTable.equals(that.epochTable);
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(tables, column, comparison, onZeroRows, mode, tableModes, procedureCalls,
-                planCacheSize, parseTimeoutMillis);
+                planCacheSize, parseTimeoutMillis, epochTable);
     }
 
     @Override
@@ -286,6 +303,7 @@ public final class FencingConfig {
         private ProcedureCalls procedureCalls = ProcedureCalls.ALLOW;
         private int planCacheSize = 2048;
         private long parseTimeoutMillis = 2000;
+        private String epochTable = "fencing_epochs";
 
         private Builder() {
         }
@@ -332,7 +350,7 @@ public final class FencingConfig {
         }
 
         public Builder mode(Mode mode) {
-            this.mode = requireSupported(MODE, Objects.requireNonNull(mode, MODE));
+            this.mode = Objects.requireNonNull(mode, MODE);
             return this;
         }
 
@@ -341,7 +359,7 @@ public final class FencingConfig {
             String key = TABLE_PREFIX + table + TABLE_MODE_SUFFIX;
             TableName name = parseTable(key, table);
             tables.add(name);
-            tableModes.put(name, requireSupported(key, Objects.requireNonNull(mode, key)));
+            tableModes.put(name, Objects.requireNonNull(mode, key));
             return this;
         }
 
@@ -366,6 +384,13 @@ public final class FencingConfig {
             return this;
         }
 
+        /** The guard table of epoch mode (default {@code fencing_epochs}). */
+        public Builder epochTable(String table) {
+            parseTable(EPOCH_TABLE, table);
+            this.epochTable = table.trim();
+            return this;
+        }
+
         /** Sets one {@code fencing.*} key from its text form, as a properties file would. */
         public Builder set(String key, String value) {
             Objects.requireNonNull(key, "key");
@@ -385,6 +410,7 @@ public final class FencingConfig {
                 case PROCEDURE_CALLS -> procedureCalls(choice(key, text, ProcedureCalls.values()));
                 case PLAN_CACHE_SIZE -> planCacheSize((int) number(key, text, "a whole number from 16 to 1000000"));
                 case PARSE_TIMEOUT_MILLIS -> parseTimeoutMillis(number(key, text, "a whole number of milliseconds from 1 to 60000"));
+                case EPOCH_TABLE -> epochTable(text);
                 case CONFIG -> { /* resolved by whoever reads configuration sources */ }
                 default -> {
                     if (key.startsWith(TABLE_PREFIX) && key.endsWith(TABLE_MODE_SUFFIX)
@@ -395,7 +421,7 @@ public final class FencingConfig {
                         throw new IllegalArgumentException("unknown fencing configuration key '" + key
                                 + "'; known keys: " + String.join(", ", TABLES, COLUMN, COMPARISON, ON_ZERO_ROWS,
                                 MODE, TABLE_PREFIX + "<table>" + TABLE_MODE_SUFFIX, PROCEDURE_CALLS,
-                                PLAN_CACHE_SIZE, PARSE_TIMEOUT_MILLIS, CONFIG));
+                                PLAN_CACHE_SIZE, PARSE_TIMEOUT_MILLIS, EPOCH_TABLE, CONFIG));
                     }
                 }
             }
@@ -411,6 +437,12 @@ public final class FencingConfig {
             if (tables.isEmpty()) {
                 throw new IllegalArgumentException(TABLES + " is empty: name at least one table to fence "
                         + "(comma-separated, optionally schema-qualified, e.g. fencing.tables=orders,billing.payments)");
+            }
+            TableName guard = TableName.parse(epochTable);
+            for (TableName fenced : tables) {
+                if (fenced.matches(guard)) {
+                    throw invalid(EPOCH_TABLE, epochTable, "a table that is not itself fenced (it is in " + TABLES + ")");
+                }
             }
             return new FencingConfig(this);
         }
@@ -430,13 +462,6 @@ public final class FencingConfig {
                 }
             }
             return TableName.parse(written.trim());
-        }
-
-        private static Mode requireSupported(String key, Mode mode) {
-            if (mode == Mode.EPOCH) {
-                throw new IllegalArgumentException(key + "=epoch is not available in fencing-jdbc 0.1.0; allowed values: row");
-            }
-            return mode;
         }
 
         private static <E extends Enum<E>> E choice(String key, String text, E[] values) {

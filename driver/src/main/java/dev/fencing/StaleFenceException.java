@@ -40,6 +40,19 @@ public class StaleFenceException extends FencingException {
         this.updateCounts = updateCounts.clone();
     }
 
+    /**
+     * A rejection explained by {@code message} (for example a claim of the epoch guard that found a
+     * newer tenure), rather than by the standard text about a row's fence.
+     */
+    public StaleFenceException(String message, long attemptedFence, OptionalLong currentFence, String table) {
+        super(message, SQL_STATE, null);
+        this.attemptedFence = attemptedFence;
+        this.currentFence = currentFence.isPresent() ? currentFence.getAsLong() : UNKNOWN;
+        this.table = table;
+        this.staleBatchEntries = new int[0];
+        this.updateCounts = new long[0];
+    }
+
     private static String message(long attempted, OptionalLong current, String table, int[] entries) {
         StringBuilder text = new StringBuilder("stale fence: the write to ").append(table)
                 .append(" carried fence ").append(attempted);

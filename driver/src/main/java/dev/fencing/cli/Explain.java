@@ -30,6 +30,10 @@ final class Explain {
             case FENCED -> {
                 out.append("outcome:    fenced write to ").append(plan.fencedTable())
                         .append("; without a fence in scope: MissingFenceException, nothing sent\n");
+                if (plan.writesEpochTable()) {
+                    out.append("epoch:      writes an epoch-mode table: the transaction first checks and locks the guard "
+                            + "row of the fence's lock in ").append(config.epochTable()).append('\n');
+                }
                 out.append("database:   ").append(plan.preparedSql()).append('\n');
                 out.append("parameters: ");
                 if (plan.parameterCount() == 0) {

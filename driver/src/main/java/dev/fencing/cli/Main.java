@@ -23,7 +23,7 @@ public final class Main {
 
     static int run(String[] args) throws Exception {
         if (args.length == 0) {
-            System.err.println("usage: java -jar fencing-driver.jar explain|demo [options]");
+            System.err.println("usage: java -jar fencing-driver-cli.jar explain|demo [options]");
             Explain.printUsage(System.err);
             return 2;
         }
@@ -31,11 +31,44 @@ public final class Main {
         String[] rest = Arrays.copyOfRange(args, 1, args.length);
         return switch (command) {
             case "explain" -> explain(rest);
+            case "demo" -> demo(rest);
             default -> {
-                System.err.println("unknown command '" + command + "'; expected explain");
+                System.err.println("unknown command '" + command + "'; expected explain or demo");
                 yield 2;
             }
         };
+    }
+
+    private static int demo(String[] args) throws Exception {
+        String jdbcUrl = "jdbc:h2:mem:fencing-demo;DB_CLOSE_DELAY=-1";
+        String redisUri = null;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--jdbc" -> {
+                    if (i + 1 >= args.length) {
+                        return demoUsage("--jdbc needs a JDBC URL");
+                    }
+                    jdbcUrl = args[++i];
+                }
+                case "--redis" -> {
+                    if (i + 1 >= args.length) {
+                        return demoUsage("--redis needs a Redis URI");
+                    }
+                    redisUri = args[++i];
+                }
+                default -> {
+                    return demoUsage("unknown option '" + args[i] + "'");
+                }
+            }
+        }
+        Demo.Result result = new Demo(new DriverManagerDataSource(jdbcUrl), redisUri, System.out).run();
+        return result.asExpected() ? 0 : 1;
+    }
+
+    private static int demoUsage(String problem) {
+        System.err.println(problem);
+        System.err.println("usage: java -jar fencing-driver-cli.jar demo [--jdbc URL] [--redis URI]");
+        return 2;
     }
 
     private static int explain(String[] args) {
@@ -51,6 +84,7 @@ public final class Main {
                     case "--column" -> properties.setProperty(FencingConfig.COLUMN, args[++i]);
                     case "--comparison" -> properties.setProperty(FencingConfig.COMPARISON, args[++i]);
                     case "--on-zero-rows" -> properties.setProperty(FencingConfig.ON_ZERO_ROWS, args[++i]);
+                    case "--mode" -> properties.setProperty(FencingConfig.MODE, args[++i]);
                     case "--dialect" -> dialect = Dialect.valueOf(args[++i].toUpperCase(Locale.ROOT));
                     default -> sql.append(sql.length() == 0 ? "" : " ").append(args[i]);
                 }

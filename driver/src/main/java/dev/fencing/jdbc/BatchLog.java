@@ -1,5 +1,6 @@
 package dev.fencing.jdbc;
 
+import dev.fencing.Fence;
 import dev.fencing.StaleFenceException;
 import dev.fencing.sql.FencePlan;
 
@@ -20,12 +21,68 @@ final class BatchLog {
     private final List<Entry> fenced = new ArrayList<>();
     private int size;
 
-    /** Records the next entry of the batch; only fenced entries are kept. */
+    /** The distinct (lock, fence) pairs of the entries that write epoch-mode tables. */
+    private List<String> epochLocks;
+    private long[] epochFences;
+    private String epochTable;
+    private boolean controlsTransaction;
+
+    /**
+     * Records the next entry of the batch; only fenced entries are kept. An entry that writes an
+     * epoch-mode table records the lock of the fence in scope (admitted: it has one).
+     */
     void add(FencePlan plan, long fence, Object[] values) {
         if (plan.kind() == FencePlan.Kind.FENCED) {
             fenced.add(new Entry(size, plan, fence, values));
+            if (plan.writesEpochTable()) {
+                addEpoch(Fence.currentLock().orElseThrow(), fence, plan.fencedTable());
+            }
         }
+        controlsTransaction |= plan.controlsTransaction();
         size++;
+    }
+
+    private void addEpoch(String lock, long fence, String table) {
+        if (epochLocks == null) {
+            epochLocks = new ArrayList<>(2);
+            epochFences = new long[2];
+            epochTable = table;
+        }
+        for (int i = 0; i < epochLocks.size(); i++) {
+            if (epochFences[i] == fence && epochLocks.get(i).equals(lock)) {
+                return;
+            }
+        }
+        if (epochLocks.size() == epochFences.length) {
+            epochFences = java.util.Arrays.copyOf(epochFences, epochFences.length * 2);
+        }
+        epochFences[epochLocks.size()] = fence;
+        epochLocks.add(lock);
+    }
+
+    /** How many distinct (lock, fence) pairs the entries writing epoch-mode tables carry. */
+    int epochWrites() {
+        return epochLocks == null ? 0 : epochLocks.size();
+    }
+
+    /** The locks of those pairs (a new array). */
+    String[] epochLocks() {
+        return epochLocks.toArray(new String[0]);
+    }
+
+    /** The fences of those pairs, in the order of {@link #epochLocks()} (a new array). */
+    long[] epochFences() {
+        return java.util.Arrays.copyOf(epochFences, epochLocks.size());
+    }
+
+    /** The first epoch-mode table an entry writes. */
+    String epochTable() {
+        return epochTable;
+    }
+
+    /** True when an entry's text begins, ends or rolls back a transaction itself. */
+    boolean controlsTransaction() {
+        return controlsTransaction;
     }
 
     void check(FencedConnection connection, int[] counts) throws SQLException {

@@ -37,12 +37,26 @@ final class FencedConnection implements Connection {
     private final Connection delegate;
     private final StatementAnalyzer analyzer;
     private final FencingConfig config;
+    /** The epoch guard; null when no fenced table is in epoch mode (then nothing of it costs anything). */
+    private final EpochGuard epoch;
     private volatile boolean closed;
 
     FencedConnection(Connection delegate, StatementAnalyzer analyzer) {
+        this(delegate, analyzer, null);
+    }
+
+    /**
+     * @param claims the epoch claims shared with the other connections to the same database, or
+     *               null for claims of this connection's own
+     */
+    FencedConnection(Connection delegate, StatementAnalyzer analyzer, EpochClaims claims) {
         this.delegate = delegate;
         this.analyzer = analyzer;
         this.config = analyzer.config();
+        this.epoch = config.hasEpochTables()
+                ? new EpochGuard(delegate, analyzer.dialect(), config.epochTable(),
+                        claims == null ? new EpochClaims() : claims)
+                : null;
     }
 
     /** Where a connection gets its analyzer: the data source's or the driver's. */
@@ -61,8 +75,13 @@ final class FencedConnection implements Connection {
      * closed: it is never handed out unfenced.
      */
     static FencedConnection fence(Connection connection, Analyzers analyzers) throws SQLException {
+        return fence(connection, analyzers, null);
+    }
+
+    /** Like {@link #fence(Connection, Analyzers)}, sharing epoch {@code claims} (null: the connection's own). */
+    static FencedConnection fence(Connection connection, Analyzers analyzers, EpochClaims claims) throws SQLException {
         try {
-            return new FencedConnection(connection, analyzers.forConnection(connection));
+            return new FencedConnection(connection, analyzers.forConnection(connection), claims);
         } catch (SQLException | RuntimeException | Error e) {
             try {
                 connection.close();
@@ -79,6 +98,11 @@ final class FencedConnection implements Connection {
 
     StatementAnalyzer analyzer() {
         return analyzer;
+    }
+
+    /** The epoch guard, or null when no fenced table is in epoch mode. */
+    EpochGuard epoch() {
+        return epoch;
     }
 
     /** The driver's connection, for the fencing layer's own queries (zero-row diagnosis). */
@@ -211,6 +235,9 @@ final class FencedConnection implements Connection {
     public void close() throws SQLException {
         if (!closed) {
             closed = true;
+            if (epoch != null) {
+                epoch.close();
+            }
             delegate.close();
         }
     }
@@ -277,7 +304,14 @@ final class FencedConnection implements Connection {
 
     @Override
     public void setAutoCommit(boolean autoCommit) throws SQLException {
-        open().setAutoCommit(autoCommit);
+        try {
+            open().setAutoCommit(autoCommit);
+        } finally {
+            if (epoch != null) {
+                // switching on commits; either way what was checked no longer holds
+                epoch.transactionEnded(false);
+            }
+        }
     }
 
 
@@ -289,13 +323,29 @@ final class FencedConnection implements Connection {
 
     @Override
     public void commit() throws SQLException {
-        open().commit();
+        if (epoch == null) {
+            open().commit();
+            return;
+        }
+        boolean committed = false;
+        try {
+            open().commit();
+            committed = true;
+        } finally {
+            epoch.transactionEnded(committed);
+        }
     }
 
 
     @Override
     public void rollback() throws SQLException {
-        open().rollback();
+        try {
+            open().rollback();
+        } finally {
+            if (epoch != null) {
+                epoch.transactionEnded(false);
+            }
+        }
     }
 
 
@@ -385,7 +435,14 @@ final class FencedConnection implements Connection {
 
     @Override
     public void rollback(Savepoint savepoint) throws SQLException {
-        open().rollback(savepoint);
+        try {
+            open().rollback(savepoint);
+        } finally {
+            if (epoch != null) {
+                // the check (and a claim) may have come after the savepoint: do them again
+                epoch.transactionEnded(false);
+            }
+        }
     }
 
 

@@ -80,28 +80,54 @@ class FencedPreparedStatement extends FencedStatement implements PreparedStateme
         return fence;
     }
 
+    /** Binds the fence for an execution, then lets the epoch guard claim or check before sending. */
+    private void bindForExecution() throws SQLException {
+        bindFence();
+        guard(plan);
+    }
+
     @Override
     public ResultSet executeQuery() throws SQLException {
-        bindFence();
-        return queried(statement.executeQuery());
+        bindForExecution();
+        try {
+            return sent(queried(statement.executeQuery()));
+        } catch (Throwable failure) {
+            failed(failure);
+            throw failure;
+        }
     }
 
     @Override
     public int executeUpdate() throws SQLException {
-        bindFence();
-        return (int) counted(statement.executeUpdate());
+        bindForExecution();
+        try {
+            return (int) sent(counted(statement.executeUpdate()));
+        } catch (Throwable failure) {
+            failed(failure);
+            throw failure;
+        }
     }
 
     @Override
     public long executeLargeUpdate() throws SQLException {
-        bindFence();
-        return counted(statement.executeLargeUpdate());
+        bindForExecution();
+        try {
+            return sent(counted(statement.executeLargeUpdate()));
+        } catch (Throwable failure) {
+            failed(failure);
+            throw failure;
+        }
     }
 
     @Override
     public boolean execute() throws SQLException {
-        bindFence();
-        return executed(statement.execute());
+        bindForExecution();
+        try {
+            return sent(executed(statement.execute()));
+        } catch (Throwable failure) {
+            failed(failure);
+            throw failure;
+        }
     }
 
     /** The entry carries the fence in scope now, whatever is in scope when the batch runs. */

@@ -2,6 +2,7 @@ package dev.fencing.jdbc;
 
 import dev.fencing.Fence;
 import dev.fencing.MissingFenceException;
+import dev.fencing.UnfenceableStatementException;
 import dev.fencing.sql.FencePlan;
 
 import java.sql.Connection;
@@ -62,12 +63,78 @@ class FencedStatement implements Statement {
                 if (current.isEmpty()) {
                     throw new MissingFenceException(plan.fencedTable());
                 }
+                if (plan.writesEpochTable()) {
+                    admitEpoch(plan, current.getAsLong());
+                }
                 return current.getAsLong();
             }
             case REFUSED -> throw plan.refusal();
             default -> {
                 return 0;
             }
+        }
+    }
+
+    /**
+     * A write to an epoch-mode table needs the lock the fence belongs to (its guard row), and must
+     * not end the transaction its guard check is in.
+     */
+    private static void admitEpoch(FencePlan plan, long fence) throws SQLException {
+        if (Fence.currentLock().isEmpty()) {
+            throw new MissingFenceException(plan.fencedTable(), "the fence in scope (" + fence + ") names no lock,"
+                    + " and fenced table " + plan.fencedTable() + " is in epoch mode: its writes are checked against"
+                    + " the guard row of the lock the fence belongs to. Enter the fence with Fence.enter(lockName,"
+                    + " token), or run the write in a lease's scope (lease.enterFence(), lease.runFenced(..));"
+                    + " nothing was sent.");
+        }
+        if (plan.controlsTransaction()) {
+            throw new UnfenceableStatementException(plan.fencedTable(), "a text that writes epoch-mode table "
+                    + plan.fencedTable() + " must not also begin, commit or roll back the transaction: the guard"
+                    + " check and the write must share one transaction. Send the transaction control on its own,"
+                    + " or use Connection.commit()/rollback(); nothing was sent.");
+        }
+    }
+
+    /**
+     * Before a planned text is sent: the epoch guard's claim, or its check for a write to an
+     * epoch-mode table (which may open the short transaction that {@link #sent} or {@link #failed}
+     * ends). A no-op without epoch tables.
+     */
+    final void guard(FencePlan plan) throws SQLException {
+        EpochGuard epoch = connection.epoch();
+        if (epoch != null) {
+            epoch.beforeSend(plan);
+        }
+    }
+
+    /** After the execution succeeded: commits the epoch guard's short transaction when one is open. */
+    final long sent(long result) throws SQLException {
+        settle();
+        return result;
+    }
+
+    final boolean sent(boolean result) throws SQLException {
+        settle();
+        return result;
+    }
+
+    final <T> T sent(T result) throws SQLException {
+        settle();
+        return result;
+    }
+
+    private void settle() throws SQLException {
+        EpochGuard epoch = connection.epoch();
+        if (epoch != null) {
+            epoch.afterSend(executionPlan != null && executionPlan.controlsTransaction());
+        }
+    }
+
+    /** After the execution failed: rolls the epoch guard's short transaction back; rethrow {@code failure}. */
+    final void failed(Throwable failure) {
+        EpochGuard epoch = connection.epoch();
+        if (epoch != null) {
+            epoch.afterFailure(executionPlan != null && executionPlan.controlsTransaction(), failure);
         }
     }
 
@@ -90,7 +157,9 @@ class FencedStatement implements Statement {
         FencePlan planned = connection.plan(sql);
         long current = admit(planned);
         begin(planned, current, null);
-        return planned.kind() == FencePlan.Kind.FENCED ? planned.renderWithFence(current) : sql;
+        String text = planned.kind() == FencePlan.Kind.FENCED ? planned.renderWithFence(current) : sql;
+        guard(planned);
+        return text;
     }
 
     /** The update count of the execution just done, after the zero-row check of a fenced write. */
@@ -141,67 +210,145 @@ class FencedStatement implements Statement {
 
     @Override
     public ResultSet executeQuery(String sql) throws SQLException {
-        return queried(delegate.executeQuery(enter(sql)));
+        String text = enter(sql);
+        try {
+            return sent(queried(delegate.executeQuery(text)));
+        } catch (Throwable failure) {
+            failed(failure);
+            throw failure;
+        }
     }
 
     @Override
     public int executeUpdate(String sql) throws SQLException {
-        return (int) counted(delegate.executeUpdate(enter(sql)));
+        String text = enter(sql);
+        try {
+            return (int) sent(counted(delegate.executeUpdate(text)));
+        } catch (Throwable failure) {
+            failed(failure);
+            throw failure;
+        }
     }
 
     @Override
     public int executeUpdate(String sql, int autoGeneratedKeys) throws SQLException {
-        return (int) counted(delegate.executeUpdate(enter(sql), autoGeneratedKeys));
+        String text = enter(sql);
+        try {
+            return (int) sent(counted(delegate.executeUpdate(text, autoGeneratedKeys)));
+        } catch (Throwable failure) {
+            failed(failure);
+            throw failure;
+        }
     }
 
     @Override
     public int executeUpdate(String sql, int[] columnIndexes) throws SQLException {
-        return (int) counted(delegate.executeUpdate(enter(sql), columnIndexes));
+        String text = enter(sql);
+        try {
+            return (int) sent(counted(delegate.executeUpdate(text, columnIndexes)));
+        } catch (Throwable failure) {
+            failed(failure);
+            throw failure;
+        }
     }
 
     @Override
     public int executeUpdate(String sql, String[] columnNames) throws SQLException {
-        return (int) counted(delegate.executeUpdate(enter(sql), columnNames));
+        String text = enter(sql);
+        try {
+            return (int) sent(counted(delegate.executeUpdate(text, columnNames)));
+        } catch (Throwable failure) {
+            failed(failure);
+            throw failure;
+        }
     }
 
     @Override
     public long executeLargeUpdate(String sql) throws SQLException {
-        return counted(delegate.executeLargeUpdate(enter(sql)));
+        String text = enter(sql);
+        try {
+            return sent(counted(delegate.executeLargeUpdate(text)));
+        } catch (Throwable failure) {
+            failed(failure);
+            throw failure;
+        }
     }
 
     @Override
     public long executeLargeUpdate(String sql, int autoGeneratedKeys) throws SQLException {
-        return counted(delegate.executeLargeUpdate(enter(sql), autoGeneratedKeys));
+        String text = enter(sql);
+        try {
+            return sent(counted(delegate.executeLargeUpdate(text, autoGeneratedKeys)));
+        } catch (Throwable failure) {
+            failed(failure);
+            throw failure;
+        }
     }
 
     @Override
     public long executeLargeUpdate(String sql, int[] columnIndexes) throws SQLException {
-        return counted(delegate.executeLargeUpdate(enter(sql), columnIndexes));
+        String text = enter(sql);
+        try {
+            return sent(counted(delegate.executeLargeUpdate(text, columnIndexes)));
+        } catch (Throwable failure) {
+            failed(failure);
+            throw failure;
+        }
     }
 
     @Override
     public long executeLargeUpdate(String sql, String[] columnNames) throws SQLException {
-        return counted(delegate.executeLargeUpdate(enter(sql), columnNames));
+        String text = enter(sql);
+        try {
+            return sent(counted(delegate.executeLargeUpdate(text, columnNames)));
+        } catch (Throwable failure) {
+            failed(failure);
+            throw failure;
+        }
     }
 
     @Override
     public boolean execute(String sql) throws SQLException {
-        return executed(delegate.execute(enter(sql)));
+        String text = enter(sql);
+        try {
+            return sent(executed(delegate.execute(text)));
+        } catch (Throwable failure) {
+            failed(failure);
+            throw failure;
+        }
     }
 
     @Override
     public boolean execute(String sql, int autoGeneratedKeys) throws SQLException {
-        return executed(delegate.execute(enter(sql), autoGeneratedKeys));
+        String text = enter(sql);
+        try {
+            return sent(executed(delegate.execute(text, autoGeneratedKeys)));
+        } catch (Throwable failure) {
+            failed(failure);
+            throw failure;
+        }
     }
 
     @Override
     public boolean execute(String sql, int[] columnIndexes) throws SQLException {
-        return executed(delegate.execute(enter(sql), columnIndexes));
+        String text = enter(sql);
+        try {
+            return sent(executed(delegate.execute(text, columnIndexes)));
+        } catch (Throwable failure) {
+            failed(failure);
+            throw failure;
+        }
     }
 
     @Override
     public boolean execute(String sql, String[] columnNames) throws SQLException {
-        return executed(delegate.execute(enter(sql), columnNames));
+        String text = enter(sql);
+        try {
+            return sent(executed(delegate.execute(text, columnNames)));
+        } catch (Throwable failure) {
+            failed(failure);
+            throw failure;
+        }
     }
 
     /** Plans the entry now: a fenced write carries the fence current at {@code addBatch}. */
@@ -225,22 +372,69 @@ class FencedStatement implements Statement {
     public int[] executeBatch() throws SQLException {
         checkOpen();
         BatchLog log = takeBatch();
-        int[] counts = delegate.executeBatch();
-        if (log != null) {
-            log.check(connection, counts);
+        guardBatch(log);
+        try {
+            int[] counts = delegate.executeBatch();
+            if (log != null) {
+                log.check(connection, counts);
+            }
+            return sentBatch(counts, log);
+        } catch (Throwable failure) {
+            failedBatch(failure, log);
+            throw failure;
         }
-        return counts;
     }
 
     @Override
     public long[] executeLargeBatch() throws SQLException {
         checkOpen();
         BatchLog log = takeBatch();
-        long[] counts = delegate.executeLargeBatch();
-        if (log != null) {
-            log.check(connection, counts);
+        guardBatch(log);
+        try {
+            long[] counts = delegate.executeLargeBatch();
+            if (log != null) {
+                log.check(connection, counts);
+            }
+            return sentBatch(counts, log);
+        } catch (Throwable failure) {
+            failedBatch(failure, log);
+            throw failure;
+        }
+    }
+
+    /**
+     * Before a batch is sent: the epoch guard's claim and the check of every lock its entries
+     * carry. When it refuses, the driver's batch is cleared: its entries are never sent unchecked.
+     */
+    private void guardBatch(BatchLog log) throws SQLException {
+        EpochGuard epoch = connection.epoch();
+        if (epoch != null) {
+            try {
+                epoch.beforeBatch(log);
+            } catch (SQLException | RuntimeException | Error e) {
+                try {
+                    delegate.clearBatch();
+                } catch (SQLException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+                throw e;
+            }
+        }
+    }
+
+    private <T> T sentBatch(T counts, BatchLog log) throws SQLException {
+        EpochGuard epoch = connection.epoch();
+        if (epoch != null) {
+            epoch.afterSend(log != null && log.controlsTransaction());
         }
         return counts;
+    }
+
+    private void failedBatch(Throwable failure, BatchLog log) {
+        EpochGuard epoch = connection.epoch();
+        if (epoch != null) {
+            epoch.afterFailure(log != null && log.controlsTransaction(), failure);
+        }
     }
 
     // ---- back-references and results: always wrappers --------------------------------------

@@ -44,6 +44,8 @@ public final class FencingDataSource implements DataSource, AutoCloseable {
     private final DataSource delegate;
     private final FencingConfig config;
     private volatile StatementAnalyzer analyzer;
+    /** Epoch claims committed through any connection of this data source (one database). */
+    private final EpochClaims claims = new EpochClaims();
 
     /**
      * @param delegate the data source whose connections are fenced
@@ -70,7 +72,7 @@ public final class FencingDataSource implements DataSource, AutoCloseable {
     }
 
     private Connection fence(Connection connection) throws SQLException {
-        return FencedConnection.fence(connection, this::analyzerFor);
+        return FencedConnection.fence(connection, this::analyzerFor, claims);
     }
 
     /** The one analyzer of this data source, made for the dialect of its first connection. */
@@ -86,6 +88,11 @@ public final class FencingDataSource implements DataSource, AutoCloseable {
             }
         }
         return current;
+    }
+
+    /** The epoch claims its connections share. */
+    EpochClaims claims() {
+        return claims;
     }
 
     /** Closes the underlying data source when it can be closed (a pool, for example). */

@@ -1,8 +1,9 @@
 /**
  * The JDBC layer: connections whose writes to fenced tables carry the fencing check.
  *
- * <p>Public API: {@link dev.fencing.jdbc.FencingDataSource} (wraps a {@code DataSource}) and
- * {@link dev.fencing.jdbc.FencingDriver} (the {@code jdbc:fencing:} URL prefix). Everything else in
+ * <p>Public API: {@link dev.fencing.jdbc.FencingDataSource} (wraps a {@code DataSource}),
+ * {@link dev.fencing.jdbc.FencingDriver} (the {@code jdbc:fencing:} URL prefix) and
+ * {@link dev.fencing.jdbc.EpochGuards} (the guard table of epoch mode). Everything else in
  * this package is internal and may change in any release.
  *
  * <p>How it works: each SQL text is planned by a shared {@code StatementAnalyzer} (cached per
@@ -13,6 +14,11 @@
  * with {@link dev.fencing.UnfenceableStatementException}, in both cases before anything is sent.
  * A fenced write that changes fewer rows than it should is diagnosed according to
  * {@code fencing.on-zero-rows} and may raise {@link dev.fencing.StaleFenceException}.
+ *
+ * <p>Tables in {@code epoch} mode are not rewritten: each connection claims the guard row of the
+ * fence's lock before the tenure's first statement, and each transaction that writes such a table
+ * checks and locks that row first (auto-commit writes run in a short transaction with their
+ * check); see {@link dev.fencing.jdbc.EpochGuards}.
  *
  * <p>Every object handed to the application is a hand-written wrapper (no reflection proxies):
  * connections, statements, result sets, database and parameter metadata, arrays.

@@ -33,9 +33,12 @@ public final class FencePlan {
     private final ZeroRowCheck zeroRowCheck;
     private final String refusal;
     private final boolean countIsTheFencedWrite;
+    private final boolean writesEpochTable;
+    private final boolean controlsTransaction;
 
     private FencePlan(Kind kind, String sql, String fencedTable, String[] pieces, int[] databaseIndexes,
-                      int[] fenceIndexes, ZeroRowCheck zeroRowCheck, String refusal, boolean countIsTheFencedWrite) {
+                      int[] fenceIndexes, ZeroRowCheck zeroRowCheck, String refusal, boolean countIsTheFencedWrite,
+                      boolean writesEpochTable, boolean controlsTransaction) {
         this.kind = kind;
         this.sql = sql;
         this.fencedTable = fencedTable;
@@ -46,19 +49,29 @@ public final class FencePlan {
         this.zeroRowCheck = zeroRowCheck;
         this.refusal = refusal;
         this.countIsTheFencedWrite = countIsTheFencedWrite;
+        this.writesEpochTable = writesEpochTable;
+        this.controlsTransaction = controlsTransaction;
     }
 
     static FencePlan passThrough(String sql) {
-        return new FencePlan(Kind.PASS_THROUGH, sql, null, null, null, new int[0], null, null, false);
+        return new FencePlan(Kind.PASS_THROUGH, sql, null, null, null, NO_FENCES, null, null, false, false, false);
     }
 
-    static FencePlan read(String sql, String fencedTable) {
-        return new FencePlan(Kind.READ, sql, fencedTable, null, null, new int[0], null, null, false);
+    /** A text that names no fenced table but begins, ends or rolls back a transaction (or part of one). */
+    static FencePlan transactionControl(String sql) {
+        return new FencePlan(Kind.PASS_THROUGH, sql, null, null, null, NO_FENCES, null, null, false, false, true);
+    }
+
+    static FencePlan read(String sql, String fencedTable, boolean controlsTransaction) {
+        return new FencePlan(Kind.READ, sql, fencedTable, null, null, NO_FENCES, null, null, false, false,
+                controlsTransaction);
     }
 
     static FencePlan refused(String sql, String fencedTable, String reason) {
-        return new FencePlan(Kind.REFUSED, sql, fencedTable, null, null, new int[0], null, reason, false);
+        return new FencePlan(Kind.REFUSED, sql, fencedTable, null, null, NO_FENCES, null, reason, false, false, false);
     }
+
+    private static final int[] NO_FENCES = new int[0];
 
     /**
      * @param pieces          the database's text split at the fence placeholders
@@ -67,14 +80,17 @@ public final class FencePlan {
      *                        index in the database's text
      * @param fenceIndexes    the database's parameter indexes that receive the fence
      * @param countIsTheFencedWrite true when the statement's update count is the fenced write's own
+     * @param writesEpochTable true when it writes a table in epoch mode (the guard must be checked)
+     * @param controlsTransaction true when it also begins, ends or rolls back a transaction
      */
     static FencePlan fenced(String sql, String fencedTable, String[] pieces, int[] databaseIndexes,
-                            int[] fenceIndexes, ZeroRowCheck zeroRowCheck, boolean countIsTheFencedWrite) {
+                            int[] fenceIndexes, ZeroRowCheck zeroRowCheck, boolean countIsTheFencedWrite,
+                            boolean writesEpochTable, boolean controlsTransaction) {
         if (fenceIndexes.length != pieces.length - 1) {
             throw new IllegalStateException("fence placeholders and indexes disagree for: " + sql);
         }
         return new FencePlan(Kind.FENCED, sql, fencedTable, pieces, databaseIndexes, fenceIndexes,
-                zeroRowCheck, null, countIsTheFencedWrite);
+                zeroRowCheck, null, countIsTheFencedWrite, writesEpochTable, controlsTransaction);
     }
 
     public Kind kind() {
@@ -157,6 +173,23 @@ public final class FencePlan {
         return countIsTheFencedWrite;
     }
 
+    /**
+     * True when the statement writes a table in {@code epoch} mode: before it is sent, the current
+     * transaction must have checked (and locked) the guard row of the fence's lock.
+     */
+    public boolean writesEpochTable() {
+        return writesEpochTable;
+    }
+
+    /**
+     * True when the text begins, commits, rolls back or marks a savepoint of a transaction itself
+     * (only reported when epoch tables are configured): what the connection knows about the current
+     * transaction no longer holds after it.
+     */
+    public boolean controlsTransaction() {
+        return controlsTransaction;
+    }
+
     /** A new exception explaining why this statement is refused; only for {@link Kind#REFUSED}. */
     public UnfenceableStatementException refusal() {
         if (kind != Kind.REFUSED) {
@@ -175,7 +208,7 @@ public final class FencePlan {
         return switch (kind) {
             case PASS_THROUGH, READ -> kind + ": " + sql;
             case REFUSED -> "REFUSED (" + refusal + "): " + sql;
-            case FENCED -> "FENCED " + fencedTable + ": " + preparedSql + " parameters "
+            case FENCED -> "FENCED " + fencedTable + (writesEpochTable ? " (epoch guard)" : "") + ": " + preparedSql + " parameters "
                     + Arrays.toString(databaseIndexes) + " fence at " + Arrays.toString(fenceIndexes)
                     + (zeroRowCheck == null ? "" : "; zero rows: " + zeroRowCheck);
         };

@@ -52,11 +52,7 @@ final class SqlParser {
 
     /** Parses exactly one statement. */
     Statement parse(String statementText) throws UnparseableSqlException {
-        CCJSqlParser parser = new CCJSqlParser(new StringProvider(statementText));
-        FeatureConfiguration features = new FeatureConfiguration()
-                .setValue(Feature.allowSquareBracketQuotation, false)
-                .setValue(Feature.allowBackslashEscapeCharacter, dialect.mysqlLexing());
-        parser.withConfiguration(features);
+        CCJSqlParser parser = configure(new CCJSqlParser(new StringProvider(statementText)), dialect);
         ScheduledFuture<?> alarm = Watchdog.TIMER.schedule(() -> {
             parser.interrupted = true;
         }, timeoutMillis, TimeUnit.MILLISECONDS);
@@ -80,6 +76,14 @@ final class SqlParser {
         } finally {
             alarm.cancel(false);
         }
+    }
+
+    /** The parser features matching {@code dialect}'s lexical rules. */
+    static CCJSqlParser configure(CCJSqlParser parser, Dialect dialect) {
+        FeatureConfiguration features = new FeatureConfiguration()
+                .setValue(Feature.allowSquareBracketQuotation, false)
+                .setValue(Feature.allowBackslashEscapeCharacter, dialect.mysqlLexing());
+        return parser.withConfiguration(features);
     }
 
     private static String firstLine(String message) {

@@ -77,6 +77,11 @@ final class SqlTokens {
         return sql.substring(starts[i], ends[i]);
     }
 
+    /** True when token {@code i} holds a backslash (a string whose end depends on session settings). */
+    boolean hasBackslash(int i) {
+        return sql.indexOf('\\', starts[i]) >= 0 && sql.indexOf('\\', starts[i]) < ends[i];
+    }
+
     /** True when token {@code i} is the unquoted word {@code keyword} (any case). */
     boolean isWord(int i, String keyword) {
         return i >= 0 && i < size && kinds[i] == WORD && ends[i] - starts[i] == keyword.length()
@@ -107,7 +112,31 @@ final class SqlTokens {
         size++;
     }
 
+    private Dialect dialect;
+
+    /**
+     * Characters that may continue an unquoted identifier. PostgreSQL and MariaDB take every
+     * character above U+007F (and PostgreSQL a {@code $}); reading one as an operator instead
+     * would shift every position after it.
+     */
+    private boolean isIdentifierPart(char c) {
+        return Character.isLetterOrDigit(c) || c == '_' || c == '$' || (c >= 0x80 && dialect != Dialect.H2);
+    }
+
+    private boolean isIdentifierStart(char c) {
+        return Character.isLetter(c) || c == '_' || (c >= 0x80 && dialect != Dialect.H2);
+    }
+
+    /** H2 reads Java's space characters (a no-break space too) as white space; the others only ASCII ones. */
+    private boolean isSpace(char c) {
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == 0x0B) {
+            return true;
+        }
+        return dialect == Dialect.H2 && (Character.isWhitespace(c) || Character.isSpaceChar(c));
+    }
+
     private void scan(Dialect dialect) throws UnreadableSqlException {
+        this.dialect = dialect;
         final String s = sql;
         final int n = s.length();
         final boolean mysql = dialect.mysqlLexing();
@@ -115,17 +144,18 @@ final class SqlTokens {
         int i = 0;
         while (i < n) {
             char c = s.charAt(i);
-            if (Character.isWhitespace(c)) {
+            if (isSpace(c)) {
                 i++;
             } else if (c == '-' && i + 1 < n && s.charAt(i + 1) == '-'
-                    && (!mysql || i + 2 >= n || Character.isWhitespace(s.charAt(i + 2)))) {
-                i = lineEnd(i);
+                    && (!mysql || i + 2 >= n || s.charAt(i + 2) <= ' ' || Character.isWhitespace(s.charAt(i + 2)))) {
+                // MariaDB needs white space or a control character after "--"
+                i = lineEnd(i, !mysql);
             } else if (mysql && c == '#') {
-                i = lineEnd(i);
+                i = lineEnd(i, false);
             } else if (dialect == Dialect.H2 && c == '/' && i + 1 < n && s.charAt(i + 1) == '/') {
-                i = lineEnd(i);
+                i = lineEnd(i, true);
             } else if (c == '/' && i + 1 < n && s.charAt(i + 1) == '*') {
-                int end = blockCommentEnd(i, dialect == Dialect.POSTGRESQL || dialect == Dialect.GENERIC);
+                int end = blockCommentEnd(i, !mysql);
                 if (mysql && i + 2 < n && (s.charAt(i + 2) == '!'
                         || (s.charAt(i + 2) == 'M' && i + 3 < n && s.charAt(i + 3) == '!'))) {
                     add(EXECUTABLE_COMMENT, i, end, depth);
@@ -139,7 +169,7 @@ final class SqlTokens {
                 int end = quotedEnd(i, '"', mysql);
                 add(mysql ? STRING : QUOTED_IDENTIFIER, i, end, depth);
                 i = end;
-            } else if (c == '`' && mysql) {
+            } else if (c == '`' && (mysql || dialect == Dialect.H2)) {
                 int end = quotedEnd(i, '`', false);
                 add(QUOTED_IDENTIFIER, i, end, depth);
                 i = end;
@@ -161,7 +191,7 @@ final class SqlTokens {
                 } else {
                     i = word(i, depth);
                 }
-            } else if (Character.isLetter(c) || c == '_') {
+            } else if (isIdentifierStart(c)) {
                 i = word(i, depth);
             } else if (Character.isDigit(c) || (c == '.' && i + 1 < n && Character.isDigit(s.charAt(i + 1)))) {
                 int end = i + 1;
@@ -217,17 +247,22 @@ final class SqlTokens {
     private int word(int i, int depth) {
         final String s = sql;
         int end = i + 1;
-        while (end < s.length() && (Character.isLetterOrDigit(s.charAt(end)) || s.charAt(end) == '_'
-                || s.charAt(end) == '$')) {
+        while (end < s.length() && isIdentifierPart(s.charAt(end))) {
             end++;
         }
         add(WORD, i, end, depth);
         return end;
     }
 
-    private int lineEnd(int i) {
-        int end = sql.indexOf('\n', i);
-        return end < 0 ? sql.length() : end + 1;
+    /** The end of a line comment: PostgreSQL and H2 also end it at a lone carriage return. */
+    private int lineEnd(int i, boolean carriageReturnEnds) {
+        for (int j = i; j < sql.length(); j++) {
+            char c = sql.charAt(j);
+            if (c == '\n' || (c == '\r' && carriageReturnEnds)) {
+                return j + 1;
+            }
+        }
+        return sql.length();
     }
 
     private int blockCommentEnd(int i, boolean nested) throws UnreadableSqlException {
@@ -279,7 +314,7 @@ final class SqlTokens {
     private boolean isPrefixedString(int i, boolean mysql) {
         final String s = sql;
         char c = Character.toUpperCase(s.charAt(i));
-        if (i > 0 && (Character.isLetterOrDigit(s.charAt(i - 1)) || s.charAt(i - 1) == '_')) {
+        if (i > 0 && isIdentifierPart(s.charAt(i - 1))) {
             return false;
         }
         if ((c == 'E' && !mysql) || c == 'N' || c == 'B' || c == 'X') {
@@ -291,14 +326,14 @@ final class SqlTokens {
     /** For {@code $tag$} at {@code i}: the offset after the closing {@code $} of the tag, else 0. */
     private int dollarTagEnd(int i) {
         final String s = sql;
-        if (i > 0 && (Character.isLetterOrDigit(s.charAt(i - 1)) || s.charAt(i - 1) == '_' || s.charAt(i - 1) == '$')) {
+        if (i > 0 && isIdentifierPart(s.charAt(i - 1))) {
             return 0;
         }
         int j = i + 1;
         if (j < s.length() && Character.isDigit(s.charAt(j))) {
             return 0;
         }
-        while (j < s.length() && (Character.isLetterOrDigit(s.charAt(j)) || s.charAt(j) == '_')) {
+        while (j < s.length() && s.charAt(j) != '$' && isIdentifierPart(s.charAt(j))) {
             j++;
         }
         return j < s.length() && s.charAt(j) == '$' ? j + 1 : 0;

@@ -2,6 +2,10 @@ package dev.fencing.sql;
 
 import dev.fencing.FencingConfig;
 import dev.fencing.config.TableName;
+import net.sf.jsqlparser.parser.CCJSqlParser;
+import net.sf.jsqlparser.parser.CCJSqlParserConstants;
+import net.sf.jsqlparser.parser.StringProvider;
+import net.sf.jsqlparser.parser.Token;
 import net.sf.jsqlparser.statement.Statement;
 
 import java.util.List;
@@ -22,12 +26,15 @@ public final class StatementAnalyzer {
     private static final System.Logger LOG = System.getLogger(StatementAnalyzer.class.getName());
 
     private static final String[] DYNAMIC_HEADS = {"CALL", "EXEC", "EXECUTE", "DO", "PREPARE", "RUNSCRIPT"};
+    private static final String[] TRANSACTION_CONTROL = {"BEGIN", "START", "COMMIT", "END", "ROLLBACK", "ABORT",
+            "SAVEPOINT", "RELEASE"};
 
     private final FencingConfig config;
     private final Dialect dialect;
     private final FencedNameFilter filter;
     private final PlanCache cache;
     private final SqlParser parser;
+    private final boolean epochTables;
 
     public StatementAnalyzer(FencingConfig config, Dialect dialect) {
         this.config = config;
@@ -35,6 +42,7 @@ public final class StatementAnalyzer {
         this.filter = new FencedNameFilter(config.tables());
         this.cache = new PlanCache(config.planCacheSize());
         this.parser = new SqlParser(dialect, config.parseTimeoutMillis());
+        this.epochTables = config.hasEpochTables();
     }
 
     public FencingConfig config() {
@@ -47,7 +55,8 @@ public final class StatementAnalyzer {
 
     /** The plan of a statement text; never throws for bad SQL (refusals are plans). */
     public FencePlan plan(String sql) {
-        if (sql == null || (!filter.mayNameFencedTable(sql) && !mayRunDynamicSql(sql))) {
+        if (sql == null || (!filter.mayNameFencedTable(sql) && !mayRunDynamicSql(sql)
+                && !(epochTables && startsWithAny(sql, TRANSACTION_CONTROL)))) {
             return FencePlan.passThrough(sql);
         }
         return cache.get(sql, this::analyze);
@@ -66,33 +75,47 @@ public final class StatementAnalyzer {
         return cache.size();
     }
 
-    /** Cheap test for a text that may start a procedure call or dynamic SQL, or holds several statements. */
+    /**
+     * Cheap test for a text that needs a closer look although it names no fenced table: it may
+     * start a procedure call or dynamic SQL, or holds several statements. Only a text that starts
+     * with a plain ASCII word other than a procedure keyword, and has no comment, semicolon or
+     * JDBC escape anywhere, is cleared here; everything else is lexed with the dialect's rules.
+     */
     private static boolean mayRunDynamicSql(String sql) {
-        if (sql.indexOf(';') >= 0) {
+        int n = sql.length();
+        int i = 0;
+        while (i < n && (sql.charAt(i) == ' ' || sql.charAt(i) == '\t' || sql.charAt(i) == '\n')) {
+            i++;
+        }
+        if (i == n) {
+            return false;
+        }
+        char first = sql.charAt(i);
+        if (!((first >= 'a' && first <= 'z') || (first >= 'A' && first <= 'Z') || first == '(')) {
             return true;
         }
-        int i = 0;
+        for (int j = i; j < n; j++) {
+            char c = sql.charAt(j);
+            if (c == ';' || c == '{' || c == '#' || (c == '-' && j + 1 < n && sql.charAt(j + 1) == '-')
+                    || (c == '/' && j + 1 < n && (sql.charAt(j + 1) == '*' || sql.charAt(j + 1) == '/'))) {
+                return true;
+            }
+        }
+        return startsWithAny(sql, DYNAMIC_HEADS);
+    }
+
+    /** True when the first word (after ASCII white space) is one of {@code words}. */
+    private static boolean startsWithAny(String sql, String[] words) {
         int n = sql.length();
-        while (i < n) {
-            char c = sql.charAt(i);
-            if (Character.isWhitespace(c)) {
-                i++;
-            } else if (c == '-' && i + 1 < n && sql.charAt(i + 1) == '-') {
-                int newline = sql.indexOf('\n', i);
-                i = newline < 0 ? n : newline + 1;
-            } else if (c == '/' && i + 1 < n && sql.charAt(i + 1) == '*') {
+        int i = 0;
+        while (i < n && (sql.charAt(i) == ' ' || sql.charAt(i) == '\t' || sql.charAt(i) == '\n')) {
+            i++;
+        }
+        for (String word : words) {
+            int end = i + word.length();
+            if (sql.regionMatches(true, i, word, 0, word.length())
+                    && (end == n || !Character.isLetterOrDigit(sql.charAt(end)) && sql.charAt(end) != '_')) {
                 return true;
-            } else if (c == '{') {
-                return true;
-            } else {
-                for (String head : DYNAMIC_HEADS) {
-                    int end = i + head.length();
-                    if (sql.regionMatches(true, i, head, 0, head.length())
-                            && (end == n || !Character.isLetterOrDigit(sql.charAt(end)) && sql.charAt(end) != '_')) {
-                        return true;
-                    }
-                }
-                return false;
             }
         }
         return false;
@@ -119,6 +142,17 @@ public final class StatementAnalyzer {
         int statements;
         WriteSites.Site onlySite;
         Splice splice;
+        int epochWrites;
+        boolean controlsTransaction;
+
+        private boolean isAnyWord(int token, String[] words) {
+            for (String word : words) {
+                if (tokens.isWord(token, word)) {
+                    return true;
+                }
+            }
+            return false;
+        }
 
         Analysis(String sql) {
             this.sql = sql;
@@ -140,22 +174,38 @@ public final class StatementAnalyzer {
             }
             splice = new Splice(sql);
             int start = 0;
+            int rawStart = 0;
             for (int i = 0; i <= tokens.size(); i++) {
                 if (i == tokens.size() || (tokens.kind(i) == SqlTokens.SEMICOLON && tokens.depth(i) == 0)) {
+                    int rawEnd = i == tokens.size() ? sql.length() : tokens.start(i);
+                    String refusal = null;
                     if (i > start) {
                         statements++;
-                        String refusal = statement(start, i);
-                        if (refusal != null) {
-                            return FencePlan.refused(sql, fencedTable == null ? firstConfiguredTable() : fencedTable,
-                                    refusal + "; nothing was sent");
-                        }
+                        refusal = statement(start, i, rawStart, rawEnd);
+                    } else if (filter.mayNameFencedTable(sql.substring(rawStart, rawEnd))) {
+                        refusal = "a fenced table is named where the analysis sees only a comment";
                     }
+                    if (refusal != null) {
+                        return FencePlan.refused(sql, fencedTable == null ? firstConfiguredTable() : fencedTable,
+                                refusal + "; nothing was sent");
+                    }
+                    rawStart = rawEnd + 1;
                     start = i + 1;
                 }
             }
+            if (fencedWrites == 0 && epochWrites == 0) {
+                if (namesFencedTable) {
+                    return FencePlan.read(sql, fencedTable == null ? firstConfiguredTable() : fencedTable, controlsTransaction);
+                }
+                return controlsTransaction ? FencePlan.transactionControl(sql) : FencePlan.passThrough(sql);
+            }
             if (fencedWrites == 0) {
-                return namesFencedTable ? FencePlan.read(sql, fencedTable == null ? firstConfiguredTable() : fencedTable)
-                        : FencePlan.passThrough(sql);
+                int[] unchanged = new int[parameters];
+                for (int p = 0; p < parameters; p++) {
+                    unchanged[p] = p + 1;
+                }
+                return FencePlan.fenced(sql, fencedTable, new String[] {sql}, unchanged, new int[0], null, false, true,
+                        controlsTransaction);
             }
             int[] parameterOffsets = new int[parameters];
             for (int i = 0, p = 0; i < tokens.size(); i++) {
@@ -164,17 +214,37 @@ public final class StatementAnalyzer {
                 }
             }
             Splice.Result spliced = splice.apply(parameterOffsets);
+            String unverified = verifyWithParserTokens(spliced);
+            if (unverified != null) {
+                return FencePlan.refused(sql, fencedTable, unverified + "; nothing was sent");
+            }
             boolean countIsTheFencedWrite = fencedWrites == 1 && statements == 1 && onlySite.topLevel;
             ZeroRowCheck check = countIsTheFencedWrite ? zeroRowCheck(onlySite) : null;
             return FencePlan.fenced(sql, fencedTable, spliced.pieces(), spliced.databaseIndexes(),
-                    spliced.fenceIndexes(), check, countIsTheFencedWrite);
+                    spliced.fenceIndexes(), check, countIsTheFencedWrite, epochWrites > 0, controlsTransaction);
         }
 
-        /** Analyses the statement in tokens {@code [from, to)}; returns why it is refused, or null. */
-        String statement(int from, int to) {
-            boolean names = namesFencedTable(from, to);
+        /**
+         * Analyses the statement in tokens {@code [from, to)}, which the text {@code [rawFrom, rawTo)}
+         * holds with the comments around it; returns why it is refused, or null.
+         */
+        String statement(int from, int to, int rawFrom, int rawTo) {
+            String raw = sql.substring(rawFrom, rawTo);
+            if (epochTables && isAnyWord(from, TRANSACTION_CONTROL)) {
+                controlsTransaction = true;
+            }
+            // Decided on the raw text, comments and strings included: where this lexer and the
+            // database's disagree about what is a comment, the statement is parsed, not passed.
+            boolean names = filter.mayNameFencedTable(raw);
+            for (int i = from; i < to; i++) {
+                if (tokens.kind(i) == SqlTokens.EXECUTABLE_COMMENT
+                        && (names || config.procedureCalls() == FencingConfig.ProcedureCalls.REJECT)) {
+                    return "an executable comment (/*! .. */) in a statement that mentions a fenced table (or with "
+                            + FencingConfig.PROCEDURE_CALLS + "=reject) cannot be analysed";
+                }
+            }
             if (isDynamic(from)) {
-                if (filter.mayNameFencedTable(sql.substring(tokens.start(from), tokens.end(to - 1)))) {
+                if (names) {
                     return "a procedure call or dynamic SQL that mentions a fenced table (even inside a string) cannot be analysed";
                 }
                 if (config.procedureCalls() == FencingConfig.ProcedureCalls.REJECT) {
@@ -194,16 +264,19 @@ public final class StatementAnalyzer {
                     return "JDBC escape syntax ({fn ..}, {d ..}, {oj ..}) in a statement on a fenced table cannot be "
                             + "analysed; write the native SQL instead";
                 }
-                if (tokens.kind(i) == SqlTokens.EXECUTABLE_COMMENT) {
-                    return "an executable comment (/*! .. */) in a statement on a fenced table cannot be analysed";
+                if (tokens.kind(i) == SqlTokens.STRING && tokens.hasBackslash(i) && dialect != Dialect.H2) {
+                    return "a string literal with a backslash in a statement on a fenced table: where it ends depends "
+                            + "on session settings (standard_conforming_strings, NO_BACKSLASH_ESCAPES); bind the value "
+                            + "as a parameter instead";
                 }
             }
-            String text = sql.substring(tokens.start(from), tokens.end(to - 1));
+            String text = raw;
             Statement parsed;
             try {
                 parsed = parser.parse(text);
             } catch (SqlParser.UnparseableSqlException e) {
-                if (tokens.isWord(from, "SELECT") && WriteSites.countStatementHeads(tokens, from, to) == 0) {
+                if (tokens.isWord(from, "SELECT") && WriteSites.countStatementHeads(tokens, from, to) == 0
+                        && !mentionsWriteKeyword(raw)) {
                     return null;
                 }
                 return "the SQL parser cannot read a statement that names a fenced table (" + e.getMessage()
@@ -232,18 +305,29 @@ public final class StatementAnalyzer {
                 ParsedWrites.ParsedWrite write = writes.writes.get(k);
                 WriteSites.Site site = sites.get(k);
                 TableName fenced = config.fencedTableFor(write.target());
-                if (fenced == null && site.kind == write.kind() && write.target().equals(site.target(tokens))) {
+                // MERGE, REPLACE and TRUNCATE are never spliced, so only their kind must agree
+                boolean agree = site.kind == write.kind()
+                        && (site.kind == ParsedWrites.Kind.OTHER || write.target().equals(site.target(tokens)));
+                if (fenced == null && agree) {
                     continue;
                 }
                 if (fenced != null) {
                     fencedTable = fenced.toString();
                 }
-                if (site.kind != write.kind() || !write.target().equals(site.target(tokens))) {
+                if (!agree) {
                     if (site.unsupported != null && fenced != null) {
                         return write.description() + " on fenced table " + fencedTable + " is refused: " + site.unsupported;
                     }
                     return "the statement's writes could not be located with certainty (" + write.description()
                             + " of " + write.target() + ")";
+                }
+                if (config.modeOf(fenced) == FencingConfig.Mode.EPOCH) {
+                    String refusal = epochWrite(write, raw);
+                    if (refusal != null) {
+                        return refusal;
+                    }
+                    epochWrites++;
+                    continue;
                 }
                 if (write.kind() == ParsedWrites.Kind.OTHER) {
                     return write.description() + " on fenced table " + fencedTable + " cannot carry the fence check"
@@ -271,6 +355,29 @@ public final class StatementAnalyzer {
             return null;
         }
 
+        /**
+         * A write to an epoch-mode table needs no rewrite: the guard row, checked in the same
+         * transaction, protects INSERT, UPDATE, DELETE, MERGE and upserts alike. Only what bypasses
+         * row-level writing altogether is refused, and a multi-table write that may also touch a
+         * row-mode table.
+         */
+        private String epochWrite(ParsedWrites.ParsedWrite write, String raw) {
+            if (write.description().equals("TRUNCATE")) {
+                return "TRUNCATE on fenced table " + fencedTable + " is refused (it is not a row-level write; delete the rows "
+                        + "instead)";
+            }
+            if (write.multiTable()) {
+                for (TableName table : config.tables()) {
+                    if (config.modeOf(table) == FencingConfig.Mode.ROW && new FencedNameFilter(java.util.Set.of(table))
+                            .mayNameFencedTable(raw)) {
+                        return "a " + write.description() + " of several tables that may write row-mode table " + table
+                                + " cannot carry its check; write each table in its own statement";
+                    }
+                }
+            }
+            return null;
+        }
+
         private boolean isDynamic(int head) {
             if (tokens.kind(head) == SqlTokens.JDBC_ESCAPE_OPEN) {
                 return true;
@@ -283,22 +390,39 @@ public final class StatementAnalyzer {
             return false;
         }
 
-        private boolean namesFencedTable(int from, int to) {
-            for (int i = from; i < to; i++) {
-                if (tokens.kind(i) == SqlTokens.WORD || tokens.kind(i) == SqlTokens.QUOTED_IDENTIFIER) {
-                    if (tokens.kind(i) == SqlTokens.QUOTED_IDENTIFIER && (sql.charAt(tokens.start(i)) == 'U'
-                            || sql.charAt(tokens.start(i)) == 'u')) {
-                        return true;
-                    }
-                    String identifier = tokens.identifier(i);
-                    for (TableName table : config.tables()) {
-                        if (table.table().equals(identifier)) {
-                            return true;
-                        }
+        /**
+         * Checks the spliced text with JSqlParser's own tokenizer, a second lexer: every fence must
+         * stand as a token of its own (not inside what that lexer takes for a comment or a string),
+         * and the spliced text must still parse.
+         */
+        private String verifyWithParserTokens(Splice.Result spliced) {
+            String marker = "9223372036854775" + (sql.contains("9223372036854775806") ? "795" : "806");
+            String text = String.join(marker, spliced.pieces());
+            CCJSqlParser parser = parser(text);
+            int seen = 0;
+            try {
+                for (Token token = parser.getNextToken(); token.kind != CCJSqlParserConstants.EOF; token = parser.getNextToken()) {
+                    if (marker.equals(token.image)) {
+                        seen++;
                     }
                 }
+            } catch (RuntimeException | Error e) {
+                return "the rewritten statement cannot be read back (" + e.getMessage() + ")";
             }
-            return false;
+            if (seen != spliced.fenceIndexes().length) {
+                return "the fence check would not reach the database intact (the text's comments or quotes are "
+                        + "ambiguous)";
+            }
+            try {
+                parser(text).Statements();
+            } catch (Exception | Error e) {
+                return "the rewritten statement does not parse (" + firstLine(e.getMessage()) + ")";
+            }
+            return null;
+        }
+
+        private CCJSqlParser parser(String text) {
+            return SqlParser.configure(new CCJSqlParser(new StringProvider(text)), dialect);
         }
 
         private void rewrite(WriteSites.Site site) {
@@ -323,9 +447,11 @@ public final class StatementAnalyzer {
                         splice.replace(tokens.start(site.defaultValuesFirst), tokens.end(site.defaultValuesLast),
                                 "(" + column + ") VALUES (" + Splice.FENCE + ")");
                     }
-                    if (site.queryFirst >= 0) {
-                        splice.insert(tokens.start(site.queryFirst),
-                                "SELECT fencing_src.*, CAST(" + Splice.FENCE + " AS BIGINT) FROM (");
+                    String fenceValue = "CAST(" + Splice.FENCE + (dialect == Dialect.MARIADB ? " AS SIGNED)" : " AS BIGINT)");
+                    if (site.selectListLast >= 0) {
+                        splice.insert(tokens.end(site.selectListLast), ", " + fenceValue);
+                    } else if (site.queryFirst >= 0) {
+                        splice.insert(tokens.start(site.queryFirst), "SELECT fencing_src.*, " + fenceValue + " FROM (");
                         splice.insert(tokens.end(site.queryLast), ") fencing_src");
                     }
                     if (site.hasConflictUpdate()) {
@@ -353,12 +479,20 @@ public final class StatementAnalyzer {
                 }
                 return null;
             }
+            if (site.withWrites) {
+                return null; // the diagnosis would run the CTE's writes again
+            }
             String qualifier = site.alias >= 0 ? tokens.text(site.alias) : tokens.text(site.targetLast);
-            StringBuilder query = new StringBuilder("SELECT MAX(COALESCE(").append(qualifier).append('.')
+            StringBuilder query = new StringBuilder();
+            int[] parameters = new int[0];
+            if (site.withFirst >= 0) {
+                query.append(sql, tokens.start(site.withFirst), tokens.end(site.withLast)).append(' ');
+                parameters = append(parameters, site.withFirst, site.withLast);
+            }
+            query.append("SELECT MAX(COALESCE(").append(qualifier).append('.')
                     .append(config.column()).append(", 0)) FROM ");
             int targetEnd = site.alias >= 0 ? site.alias : site.targetLast;
             query.append(sql, tokens.start(site.targetFirst), tokens.end(targetEnd));
-            int[] parameters = new int[0];
             if (site.fromKeyword >= 0) {
                 query.append(", ").append(sql, tokens.start(site.fromKeyword + 1), tokens.end(site.fromLast));
                 parameters = append(parameters, site.fromKeyword + 1, site.fromLast);
@@ -386,6 +520,25 @@ public final class StatementAnalyzer {
             }
             return all;
         }
+    }
+
+    /** True when a write keyword appears anywhere in the text (a parse failure hides where). */
+    private static boolean mentionsWriteKeyword(String raw) {
+        String upper = raw.toUpperCase(Locale.ROOT);
+        for (String keyword : new String[] {"INSERT", "UPDATE", "DELETE", "MERGE", "TRUNCATE", "REPLACE", "UPSERT", "COPY", "CALL"}) {
+            if (upper.contains(keyword)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String firstLine(String message) {
+        if (message == null) {
+            return "no message";
+        }
+        int newline = message.indexOf('\n');
+        return newline < 0 ? message : message.substring(0, newline);
     }
 
     private String firstConfiguredTable() {

@@ -49,6 +49,13 @@ final class WriteSites {
         int conflictWhereKeyword = -1;
         int conflictWhereLast = -1;
         int conflictBodyLast = -1;
+        /** For INSERT .. SELECT: the last token of the select list, where the fence is appended; else -1 (wrap the query). */
+        int selectListLast = -1;
+
+        // the statement's own WITH clause (for a diagnosis query that needs its names)
+        int withFirst = -1;
+        int withLast = -1;
+        boolean withWrites;
 
         TableName target(SqlTokens tokens) {
             if (targetFirst < 0) {
@@ -70,6 +77,11 @@ final class WriteSites {
     private static final String[] DELETE_TARGET_STOPS = {"USING", "WHERE", "RETURNING", "ORDER", "LIMIT", "OFFSET", "FETCH"};
     private static final String[] CONFLICT_ASSIGNMENT_STOPS = {"WHERE", "RETURNING"};
     private static final String[] CONFLICT_WHERE_STOPS = {"RETURNING"};
+    private static final String[] MARIADB_UPDATE_ASSIGNMENT_STOPS = {"WHERE", "ORDER", "LIMIT"};
+    private static final String[] MARIADB_WHERE_STOPS = {"ORDER", "LIMIT", "RETURNING"};
+    private static final String[] SELECT_LIST_STOPS = {"INTO", "FROM", "WHERE", "GROUP", "HAVING", "WINDOW", "ORDER",
+            "LIMIT", "OFFSET", "FETCH", "FOR", "ON", "RETURNING"};
+    private static final String[] SET_OPERATIONS = {"UNION", "INTERSECT", "EXCEPT", "MINUS"};
     private static final String[] DML_HEADS = {"INSERT", "UPDATE", "DELETE", "MERGE", "TRUNCATE", "REPLACE", "UPSERT"};
 
     private final SqlTokens tokens;
@@ -115,6 +127,7 @@ final class WriteSites {
 
     private void statement(int from, int to, boolean topLevel) {
         int i = from;
+        int sitesBeforeWith = sites.size();
         if (tokens.isWord(i, "WITH")) {
             i = withClause(i + 1, to);
             if (i < 0) {
@@ -129,6 +142,7 @@ final class WriteSites {
         if (i >= to) {
             return;
         }
+        int sitesBeforeMain = sites.size();
         if (tokens.isWord(i, "UPDATE")) {
             update(i, to, topLevel);
         } else if (tokens.isWord(i, "DELETE")) {
@@ -139,6 +153,12 @@ final class WriteSites {
                 || tokens.isWord(i, "TRUNCATE")) {
             Site site = site(ParsedWrites.Kind.OTHER, i, topLevel);
             site.unsupported = tokens.text(i).toUpperCase(Locale.ROOT) + " cannot carry a per-row fence check";
+        }
+        if (i > from && sites.size() > sitesBeforeMain) {
+            Site main = sites.get(sitesBeforeMain);
+            main.withFirst = from;
+            main.withLast = i - 1;
+            main.withWrites = sitesBeforeMain > sitesBeforeWith;
         }
     }
 
@@ -201,7 +221,8 @@ final class WriteSites {
             site.unsupported = "an UPDATE of several tables or of an unexpected shape (expected SET after the target)";
             return;
         }
-        int stop = findClause(i + 1, to, depth, UPDATE_ASSIGNMENT_STOPS);
+        int stop = findClause(i + 1, to, depth,
+                dialect == Dialect.MARIADB ? MARIADB_UPDATE_ASSIGNMENT_STOPS : UPDATE_ASSIGNMENT_STOPS);
         if (stop == i + 1) {
             site.unsupported = "an UPDATE without assignments";
             return;
@@ -247,7 +268,7 @@ final class WriteSites {
                 return;
             }
             site.whereKeyword = i;
-            tail = findClause(i + 1, to, depth, WHERE_STOPS);
+            tail = findClause(i + 1, to, depth, dialect == Dialect.MARIADB ? MARIADB_WHERE_STOPS : WHERE_STOPS);
             site.whereLast = tail - 1;
             if (site.whereLast == site.whereKeyword) {
                 site.unsupported = "an empty WHERE clause";
@@ -330,6 +351,7 @@ final class WriteSites {
                 end++;
             }
             site.queryLast = end - 1;
+            site.selectListLast = selectListLast(i, end, depth);
             bodyEnd = end;
         } else {
             site.unsupported = "an INSERT of an unexpected shape (INSERT .. SET and row aliases cannot carry the fence)";
@@ -371,6 +393,31 @@ final class WriteSites {
         if (i2 < to && !tokens.isWord(i2, "RETURNING")) {
             site.unsupported = "unexpected text after the inserted rows: " + tokens.text(i2);
         }
+    }
+
+    /**
+     * For a query that is one plain SELECT (after an optional WITH clause), the last token of its
+     * select list; -1 for set operations, VALUES, TABLE or a parenthesised query, which get wrapped.
+     */
+    private int selectListLast(int first, int end, int depth) {
+        int i = first;
+        if (tokens.isWord(i, "WITH")) {
+            WriteSites nested = new WriteSites(tokens, dialect);
+            i = nested.withClause(i + 1, end);
+            if (i < 0 || !nested.sites.isEmpty()) {
+                return -1;
+            }
+        }
+        if (!tokens.isWord(i, "SELECT")) {
+            return -1;
+        }
+        for (int j = i + 1; j < end; j++) {
+            if (tokens.depth(j) == depth && isAnyWord(j, SET_OPERATIONS)) {
+                return -1;
+            }
+        }
+        int stop = findClause(i + 1, end, depth, SELECT_LIST_STOPS);
+        return stop - 1 > i ? stop - 1 : -1;
     }
 
     private boolean isConflictClause(int i) {

@@ -195,4 +195,171 @@ class StatementAnalyzerTest {
         }
         assertThat(analyzer.cachedPlans()).isLessThanOrEqualTo(16);
     }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+            // a lone carriage return ends a line comment in PostgreSQL
+            "SELECT 1 -- note\r; UPDATE orders SET status = 'x'; -- \n",
+            // backslashes: where the string ends depends on standard_conforming_strings
+            "SELECT '\\' , ' ; UPDATE orders SET status = $$x$$; -- '",
+            "UPDATE orders SET status = 'a\\', amount = 5 WHERE id = 1 -- '",
+            // identifiers with characters above U+007F against dollar quotes
+            "SELECT 1 AS x\u20ac$a$; UPDATE orders SET status = $$x$$; SELECT 1 AS y\u20ac$a$",
+            "SELECT $\u20ac$'$\u20ac$; UPDATE orders SET amount = 777; SELECT $\u20ac$'$\u20ac$",
+    })
+    void textWhoseCommentsOrQuotesTheDatabaseMayReadDifferentlyIsNeverPassedUnchecked(String escaped) {
+        String sql = unescape(escaped);
+        FencePlan plan = postgres.plan(sql);
+
+        assertThat(plan.kind()).as(plan.toString()).isIn(FencePlan.Kind.REFUSED, FencePlan.Kind.FENCED);
+        if (plan.kind() == FencePlan.Kind.FENCED) {
+            assertThat(plan.renderWithFence(42)).contains("last_fence = 42");
+        }
+    }
+
+    @Test
+    void aCarriageReturnEndsTheCommentSoThePredicateStaysInsideTheCheck() {
+        FencePlan plan = postgres.plan("UPDATE orders SET status = 'x' WHERE id = 1 -- one row\r OR id = 2\n");
+
+        assertThat(plan.preparedSql()).isEqualTo("UPDATE orders SET status = 'x', last_fence = ? "
+                + "WHERE (id = 1 -- one row\r OR id = 2) AND COALESCE(orders.last_fence, 0) <= ?\n");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+            "UPDATE orders SET status = 'x' /* /* */ || ' */ WHERE id = 1 -- '",
+            "SELECT 1 /* /* */ ' */ ; UPDATE orders SET amount = 555; -- '",
+            "SELECT 1 AS `x'`; UPDATE orders SET amount = 5; SELECT 1 AS `'`",
+    })
+    void h2NestedCommentsAndBackticksAreReadAsH2ReadsThem(String sql) {
+        FencePlan plan = new StatementAnalyzer(config, Dialect.H2).plan(sql);
+
+        assertThat(plan.kind()).as(plan.toString()).isIn(FencePlan.Kind.REFUSED, FencePlan.Kind.FENCED);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+            "UPDATE orders SET status = 'x' --\u0001 '\n WHERE id = 1 -- '",
+            "/*!UPDATE orders SET status = 'x' */",
+            "/*M!UPDATE orders SET amount = 99 */",
+            "UPDATE \"orders\" SET status = 'x'",
+            "UPDATE orders SET status = 'c\\', amount = 5 WHERE id = 2 -- '",
+    })
+    void mariaDbCommentsAndSqlModesCannotHideAWrite(String escaped) {
+        FencePlan plan = new StatementAnalyzer(config, Dialect.MARIADB).plan(unescape(escaped));
+
+        assertThat(plan.kind()).as(plan.toString()).isIn(FencePlan.Kind.REFUSED, FencePlan.Kind.FENCED);
+        if (plan.kind() == FencePlan.Kind.FENCED) {
+            assertThat(plan.preparedSql()).containsSubsequence("last_fence = ?", "WHERE (id = 1) AND COALESCE");
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"# c\nCALL p()", "-- c\rCALL p()", "/*!CALL p() */", "\u00a0CALL p()", "// c\nCALL p()"})
+    void procedureCallsBehindCommentsOrOddSpacesAreStillSeenUnderReject(String escaped) {
+        FencingConfig strict = FencingConfig.builder().tables("orders")
+                .procedureCalls(FencingConfig.ProcedureCalls.REJECT).build();
+        Dialect dialect = escaped.startsWith("#") || escaped.startsWith("/*!") ? Dialect.MARIADB
+                : escaped.startsWith("//") || escaped.charAt(0) == 0xA0 ? Dialect.H2 : Dialect.POSTGRESQL;
+
+        FencePlan plan = new StatementAnalyzer(strict, dialect).plan(unescape(escaped));
+
+        assertThat(plan.kind()).as(dialect + " " + plan).isEqualTo(FencePlan.Kind.REFUSED);
+    }
+
+    @Test
+    void insertSelectAppendsTheFenceToTheSelectListSoLiteralTypesResolveAsWritten() {
+        assertThat(postgres.plan("INSERT INTO orders (id, status) SELECT '30', 'x'").preparedSql())
+                .isEqualTo("INSERT INTO orders (id, status, last_fence) SELECT '30', 'x', CAST(? AS BIGINT)");
+        assertThat(new StatementAnalyzer(config, Dialect.MARIADB)
+                .plan("INSERT INTO orders (id, status) SELECT id + 100, status FROM orders").preparedSql())
+                .isEqualTo("INSERT INTO orders (id, status, last_fence) SELECT id + 100, status, CAST(? AS SIGNED) FROM orders");
+        assertThat(postgres.plan("INSERT INTO orders (id) SELECT 1 UNION SELECT 2").preparedSql())
+                .isEqualTo("INSERT INTO orders (id, last_fence) SELECT fencing_src.*, CAST(? AS BIGINT) FROM "
+                        + "(SELECT 1 UNION SELECT 2) fencing_src");
+    }
+
+    @Test
+    void theDiagnosisKeepsTheStatementsOwnCtesAndSkipsCtesThatWrite() {
+        FencePlan plan = postgres.plan("WITH s AS (SELECT ? AS id) UPDATE orders SET status = 'x' FROM s WHERE s.id = orders.id");
+        assertThat(plan.zeroRowCheck().query()).isEqualTo(
+                "WITH s AS (SELECT ? AS id) SELECT MAX(COALESCE(orders.last_fence, 0)) FROM orders, s WHERE s.id = orders.id");
+        assertThat(plan.zeroRowCheck().queryParameters()).containsExactly(1);
+
+        FencePlan writing = postgres.plan("WITH a AS (INSERT INTO audit (id) VALUES (1)) UPDATE orders SET status = 'x'");
+        assertThat(writing.zeroRowCheck()).isNull();
+        assertThat(writing.countIsTheFencedWrite()).isTrue();
+    }
+
+    @Test
+    void mariaDbColumnsNamedLikePostgresClauseWordsStayAssignments() {
+        FencePlan plan = new StatementAnalyzer(config, Dialect.MARIADB).plan("UPDATE orders SET status = 'x', offset = 5 WHERE id = 1");
+
+        assertThat(plan.preparedSql()).isEqualTo(
+                "UPDATE orders SET status = 'x', offset = 5, last_fence = ? WHERE (id = 1) AND COALESCE(orders.last_fence, 0) <= ?");
+    }
+
+    private static String unescape(String text) {
+        StringBuilder out = new StringBuilder();
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == '\\' && i + 1 < text.length()) {
+                char next = text.charAt(i + 1);
+                if (next == 'r') {
+                    out.append('\r');
+                    i++;
+                    continue;
+                }
+                if (next == 'n') {
+                    out.append('\n');
+                    i++;
+                    continue;
+                }
+                if (next == 'u' && i + 5 < text.length()) {
+                    out.append((char) Integer.parseInt(text.substring(i + 2, i + 6), 16));
+                    i += 5;
+                    continue;
+                }
+            }
+            out.append(c);
+        }
+        return out.toString();
+    }
+
+    @Test
+    void epochTablesAreWrittenAsTheApplicationWroteThemButMarkedForTheGuard() {
+        FencingConfig epoch = FencingConfig.builder().tables("orders", "ledger")
+                .tableMode("ledger", FencingConfig.Mode.EPOCH).build();
+        StatementAnalyzer analyzer = new StatementAnalyzer(epoch, Dialect.POSTGRESQL);
+
+        FencePlan insert = analyzer.plan("INSERT INTO ledger VALUES (?, ?)");
+        assertThat(insert.kind()).isEqualTo(FencePlan.Kind.FENCED);
+        assertThat(insert.writesEpochTable()).isTrue();
+        assertThat(insert.preparedSql()).isEqualTo("INSERT INTO ledger VALUES (?, ?)");
+        assertThat(insert.fenceIndexes()).isEmpty();
+        assertThat(insert.databaseIndex(2)).isEqualTo(2);
+        assertThat(insert.countIsTheFencedWrite()).isFalse();
+
+        assertThat(analyzer.plan("MERGE INTO ledger l USING src s ON l.id = s.id WHEN MATCHED THEN DELETE").writesEpochTable()).isTrue();
+        assertThat(analyzer.plan("TRUNCATE ledger").kind()).isEqualTo(FencePlan.Kind.REFUSED);
+
+        FencePlan mixed = analyzer.plan("WITH l AS (INSERT INTO ledger (id) VALUES (1)) UPDATE orders SET status = 'x'");
+        assertThat(mixed.writesEpochTable()).isTrue();
+        assertThat(mixed.fenceIndexes()).hasSize(2);
+
+        FencePlan rowOnly = analyzer.plan("UPDATE orders SET status = 'x'");
+        assertThat(rowOnly.writesEpochTable()).isFalse();
+    }
+
+    @Test
+    void transactionControlIsReportedOnlyWhenEpochTablesExist() {
+        FencingConfig epoch = FencingConfig.builder().tables("ledger").mode(FencingConfig.Mode.EPOCH).build();
+        StatementAnalyzer analyzer = new StatementAnalyzer(epoch, Dialect.POSTGRESQL);
+
+        assertThat(analyzer.plan("COMMIT").controlsTransaction()).isTrue();
+        assertThat(analyzer.plan("rollback to savepoint s1").controlsTransaction()).isTrue();
+        assertThat(analyzer.plan("SELECT 1; BEGIN").controlsTransaction()).isTrue();
+        assertThat(analyzer.plan("SELECT 1").controlsTransaction()).isFalse();
+        assertThat(postgres.plan("COMMIT").controlsTransaction()).isFalse();
+    }
 }

@@ -1,0 +1,229 @@
+package dev.fencing.cli;
+
+import dev.fencing.Fence;
+import dev.fencing.FencingConfig;
+import dev.fencing.StaleFenceException;
+import dev.fencing.jdbc.FencingDataSource;
+import dev.fencing.lock.JdbcFencedLocks;
+import dev.fencing.lock.Lease;
+import dev.fencing.lock.RedisFencedLocks;
+
+import javax.sql.DataSource;
+import java.io.PrintStream;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The primer's timeline with real parts: worker A takes the lock for order 42 and stops (a
+ * stand-in for a GC pause) past its TTL; worker B takes the lock and pays; A wakes and pays
+ * too. Run once through {@link FencingDataSource}, where A's write is rejected, and once through
+ * the plain data source, where the order is paid twice.
+ */
+final class Demo {
+
+    static final String ORDERS = "fencing_demo_orders";
+    static final String LOCKS = "fencing_demo_locks";
+    private static final String RESOURCE = "order:42";
+    private static final Duration TTL = Duration.ofMillis(400);
+
+    /** What one run ended with. */
+    record Outcome(boolean staleWriteRejected, int charges, String paidBy, long rowFence) {
+    }
+
+    /** Both runs. */
+    record Result(Outcome fenced, Outcome unfenced) {
+        boolean asExpected() {
+            return fenced.staleWriteRejected() && fenced.charges() == 1 && "B".equals(fenced.paidBy())
+                    && !unfenced.staleWriteRejected() && unfenced.charges() == 2;
+        }
+    }
+
+    private final DataSource raw;
+    private final String redisUri;
+    private final PrintStream out;
+    private long started;
+
+    Demo(DataSource raw, String redisUri, PrintStream out) {
+        this.raw = raw;
+        this.redisUri = redisUri;
+        this.out = out;
+    }
+
+    Result run() throws Exception {
+        createTables();
+        try {
+            out.println("== 1. Through FencingDataSource (fencing.tables=" + ORDERS + ")");
+            FencingDataSource fenced = new FencingDataSource(raw, FencingConfig.builder().tables(ORDERS).build());
+            Outcome withFencing = timeline(fenced);
+            out.println();
+            out.println("== 2. The same timeline through the plain DataSource (no fencing)");
+            Outcome withoutFencing = timeline(raw);
+            out.println();
+            Result result = new Result(withFencing, withoutFencing);
+            out.println(result.asExpected()
+                    ? "Result: with fencing the stale payment was rejected and B's data survived; without it the order was paid twice."
+                    : "Result: UNEXPECTED outcome " + result);
+            return result;
+        } finally {
+            dropTables();
+        }
+    }
+
+    private Outcome timeline(DataSource orders) throws Exception {
+        resetOrder();
+        started = System.nanoTime();
+        CountDownLatch aHoldsLockAndRead = new CountDownLatch(1);
+        CountDownLatch bPaid = new CountDownLatch(1);
+        AtomicReference<Boolean> rejected = new AtomicReference<>(false);
+        AtomicReference<Exception> failure = new AtomicReference<>();
+        try (LockService locks = LockService.open(raw, redisUri)) {
+            Thread workerA = new Thread(() -> {
+                try (Lease lease = locks.acquire(RESOURCE, TTL, Duration.ofSeconds(5))) {
+                    log("A", lease.fence(), "acquired the lock on " + RESOURCE + " (ttl " + TTL.toMillis() + " ms)");
+                    try (Fence.Scope scope = lease.enterFence()) {
+                        log("A", lease.fence(), "read order 42: " + readStatus(orders) + "; about to charge the card");
+                        log("A", lease.fence(), "PAUSED (stop-the-world GC) ...");
+                        aHoldsLockAndRead.countDown();
+                        bPaid.await(10, TimeUnit.SECONDS);
+                        log("A", lease.fence(), "resumed after " + elapsedMillis() + " ms, lock held: " + lease.isHeld()
+                                + " (A does not look); charging");
+                        try {
+                            pay(orders, "A");
+                            log("A", lease.fence(), "payment APPLIED");
+                        } catch (StaleFenceException e) {
+                            rejected.set(true);
+                            log("A", lease.fence(), "payment REJECTED: StaleFenceException, row holds fence "
+                                    + e.currentFence().orElse(-1));
+                        }
+                    }
+                } catch (Exception e) {
+                    failure.set(e);
+                }
+            }, "worker-A");
+            workerA.start();
+            aHoldsLockAndRead.await(10, TimeUnit.SECONDS);
+            log("B", 0, "waiting for the lock on " + RESOURCE);
+            try (Lease lease = locks.acquire(RESOURCE, TTL, Duration.ofSeconds(10))) {
+                log("B", lease.fence(), "acquired the lock (A's lease expired)");
+                lease.runFenced(() -> {
+                    try {
+                        log("B", lease.fence(), "read order 42: " + readStatus(orders) + "; charging");
+                        pay(orders, "B");
+                        log("B", lease.fence(), "payment applied");
+                    } catch (SQLException e) {
+                        failure.set(e);
+                    }
+                });
+            } finally {
+                bPaid.countDown();
+            }
+            workerA.join(TimeUnit.SECONDS.toMillis(15));
+        }
+        if (failure.get() != null) {
+            throw failure.get();
+        }
+        Outcome outcome = readOutcome(rejected.get());
+        out.printf(Locale.ROOT, "final row: order 42 status=paid paid_by=%s charges=%d last_fence=%d%s%n",
+                outcome.paidBy(), outcome.charges(), outcome.rowFence(),
+                outcome.charges() > 1 ? "   <-- DOUBLE PAYMENT" : "");
+        return outcome;
+    }
+
+    private void pay(DataSource orders, String worker) throws SQLException {
+        try (Connection connection = orders.getConnection();
+             PreparedStatement update = connection.prepareStatement("UPDATE " + ORDERS
+                     + " SET status = 'paid', paid_by = ?, charges = charges + 1 WHERE id = ?")) {
+            update.setString(1, worker);
+            update.setLong(2, 42);
+            update.executeUpdate();
+        }
+    }
+
+    private String readStatus(DataSource orders) throws SQLException {
+        try (Connection connection = orders.getConnection(); Statement statement = connection.createStatement();
+             ResultSet row = statement.executeQuery("SELECT status FROM " + ORDERS + " WHERE id = 42")) {
+            return row.next() ? row.getString(1) : "missing";
+        }
+    }
+
+    private Outcome readOutcome(boolean rejected) throws SQLException {
+        try (Connection connection = raw.getConnection(); Statement statement = connection.createStatement();
+             ResultSet row = statement.executeQuery("SELECT charges, paid_by, last_fence FROM " + ORDERS + " WHERE id = 42")) {
+            row.next();
+            return new Outcome(rejected, row.getInt(1), row.getString(2), row.getLong(3));
+        }
+    }
+
+    private void log(String worker, long fence, String what) {
+        out.printf(Locale.ROOT, "%+6d ms  worker %s  fence %-4s %s%n", elapsedMillis(), worker,
+                fence == 0 ? "-" : Long.toString(fence), what);
+    }
+
+    private long elapsedMillis() {
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+    }
+
+    private void createTables() throws SQLException {
+        dropTables();
+        try (Connection connection = raw.getConnection(); Statement statement = connection.createStatement()) {
+            statement.execute("CREATE TABLE " + ORDERS + " (id BIGINT PRIMARY KEY, status VARCHAR(20) NOT NULL, "
+                    + "paid_by VARCHAR(20), charges INT NOT NULL, last_fence BIGINT NOT NULL DEFAULT 0)");
+        }
+        JdbcFencedLocks.builder(raw).tableName(LOCKS).build().createTable();
+    }
+
+    private void resetOrder() throws SQLException {
+        try (Connection connection = raw.getConnection(); Statement statement = connection.createStatement()) {
+            statement.execute("DELETE FROM " + ORDERS);
+            statement.execute("INSERT INTO " + ORDERS + " (id, status, charges) VALUES (42, 'pending', 0)");
+        }
+    }
+
+    private void dropTables() throws SQLException {
+        try (Connection connection = raw.getConnection(); Statement statement = connection.createStatement()) {
+            statement.execute("DROP TABLE IF EXISTS " + ORDERS);
+            statement.execute("DROP TABLE IF EXISTS " + LOCKS);
+        }
+    }
+
+    /** The lock kind the demo runs with: the database's own (default) or Redis. */
+    private interface LockService extends AutoCloseable {
+        Lease acquire(String resource, Duration ttl, Duration maxWait);
+
+        @Override
+        void close();
+
+        static LockService open(DataSource raw, String redisUri) {
+            if (redisUri != null) {
+                RedisFencedLocks redis = RedisFencedLocks.create(redisUri);
+                return new LockService() {
+                    public Lease acquire(String resource, Duration ttl, Duration maxWait) {
+                        return redis.acquire(resource, ttl, maxWait);
+                    }
+
+                    public void close() {
+                        redis.close();
+                    }
+                };
+            }
+            JdbcFencedLocks jdbc = JdbcFencedLocks.builder(raw).tableName(LOCKS).build();
+            return new LockService() {
+                public Lease acquire(String resource, Duration ttl, Duration maxWait) {
+                    return jdbc.acquire(resource, ttl, maxWait);
+                }
+
+                public void close() {
+                    jdbc.close();
+                }
+            };
+        }
+    }
+}

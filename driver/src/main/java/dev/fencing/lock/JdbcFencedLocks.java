@@ -1,0 +1,203 @@
+package dev.fencing.lock;
+
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ScheduledExecutorService;
+import javax.sql.DataSource;
+
+/**
+ * Fenced locks kept in a database table: the fences are as durable as the database (they
+ * survive restarts, and failovers of a database with synchronous replication), and every
+ * acquire takes the lock and increments its fence in one conditional statement.
+ *
+ * <pre>{@code
+ * JdbcFencedLocks locks = JdbcFencedLocks.create(lockDataSource);
+ * locks.createTable();   // once, or run the DDL below in a migration
+ * try (Lease lease = locks.acquire("order:42", Duration.ofSeconds(30), Duration.ofSeconds(5))) {
+ *     lease.runFenced(() -> orders.markPaid(42));
+ * }
+ * }</pre>
+ *
+ * <h2>The table</h2>
+ * One row per lock, never deleted (default name {@code fencing_locks}):
+ * <pre>
+ * CREATE TABLE IF NOT EXISTS fencing_locks (
+ *     lock_name  VARCHAR(255) PRIMARY KEY,   -- the resource
+ *     owner      VARCHAR(64)  NULL,          -- the holder's ownership token; NULL when free
+ *     fence      BIGINT       NOT NULL,      -- the last fence issued; only ever grows
+ *     expires_at BIGINT       NOT NULL)      -- epoch millis by the database clock
+ * </pre>
+ * That is the PostgreSQL and H2 statement; on MariaDB and MySQL {@code lock_name} is
+ * {@code VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin} (names compare exactly),
+ * {@code owner} is {@code CHARACTER SET ascii COLLATE ascii_bin}, and the table is
+ * {@code ENGINE=InnoDB}. {@link #createTable()} runs the right one, detected from
+ * {@link java.sql.DatabaseMetaData#getDatabaseProductName()}. Deleting a row, or lowering its
+ * fence, lets fences be issued again: don't.
+ *
+ * <h2>The statements</h2>
+ * Acquire: {@code UPDATE fencing_locks SET owner = ?, fence = fence + 1, expires_at = now + ttl
+ * WHERE lock_name = ? AND (owner IS NULL OR expires_at <= now)}. The database serializes
+ * concurrent updates of the row, and the condition is checked again after waiting, so exactly
+ * one claim wins and each winner's fence is one more than the last. The new fence is read
+ * back from the same statement: by {@code RETURNING} (PostgreSQL), by
+ * {@code SELECT .. FROM FINAL TABLE (UPDATE ..)} (H2), or (MariaDB, MySQL) by setting
+ * {@code fence = LAST_INSERT_ID(fence + 1)}, which the server reports in the update's reply
+ * as its generated key. A lock never taken before
+ * is created by one {@code INSERT} with fence 1; of two racing inserts, the primary key lets
+ * one through. Release and renewal are updates conditional on {@code owner} and
+ * {@code fence}: a holder whose lock expired cannot free or extend its successor's.
+ *
+ * <h2>Clocks</h2>
+ * {@code now} is always the database's clock ({@code clock_timestamp()} on PostgreSQL,
+ * {@code UTC_TIMESTAMP(6)} on MariaDB/MySQL, {@code CURRENT_TIMESTAMP} on H2), in epoch
+ * milliseconds: application servers whose clocks disagree still agree on expiry. Each lease
+ * judges {@link Lease#isHeld()} by this process's monotonic clock from before the acquire was
+ * sent, which errs towards "lost".
+ *
+ * <h2>The data source</h2>
+ * Use a data source that is <em>not</em> fenced for the lock table: the lock table must not
+ * be one of the {@code fencing.tables}, since its writes carry no fence (they issue them).
+ * Statements run in auto-commit, one pooled connection each; a pool is recommended. A
+ * database that serializes conflicting transactions (serialization failures, deadlocks, lock
+ * timeouts on the lock row) makes that attempt count as "held", and a waiting acquire tries
+ * again.
+ *
+ * <h2>Waiting and renewal</h2>
+ * A waiting {@link #acquire} tries again when a lease of this instance releases the lock,
+ * otherwise after the poll interval (jittered), until {@code maxWait} has passed; releases by
+ * other processes are noticed by polling. With {@link Builder#watchdog(boolean)}, leases are
+ * extended by their TTL every third of it until closed, as with {@link RedisFencedLocks}.
+ *
+ * <p>Thread-safe.
+ */
+public final class JdbcFencedLocks implements AutoCloseable {
+
+    /** The default table name. */
+    public static final String DEFAULT_TABLE = "fencing_locks";
+
+    private final JdbcLockStore store;
+    private final LeaseIssuer issuer;
+
+    private JdbcFencedLocks(JdbcLockStore store, LeaseIssuer issuer) {
+        this.store = store;
+        this.issuer = issuer;
+    }
+
+    /** Fenced locks in table {@code fencing_locks} of {@code dataSource}, without renewal. */
+    public static JdbcFencedLocks create(DataSource dataSource) {
+        return builder(dataSource).build();
+    }
+
+    /** Starts configuring fenced locks in {@code dataSource}. */
+    public static Builder builder(DataSource dataSource) {
+        return new Builder(dataSource);
+    }
+
+    /**
+     * Creates the lock table if it does not exist (see the class description for the DDL).
+     *
+     * @throws SQLException if the database refuses, or is not PostgreSQL, MariaDB, MySQL or H2
+     */
+    public void createTable() throws SQLException {
+        store.createTable();
+    }
+
+    /**
+     * Takes the lock on {@code resource} for {@code ttl} if it is free or expired: one
+     * attempt, no waiting.
+     *
+     * @return the lease, or empty when the lock is held by someone else
+     * @throws LockAcquisitionException if the database cannot be reached or fails
+     * @throws IllegalArgumentException if the resource is blank or longer than 255
+     *         characters, or the TTL not positive
+     */
+    public Optional<Lease> tryAcquire(String resource, Duration ttl) {
+        return issuer.tryAcquire(resource, ttl);
+    }
+
+    /**
+     * Takes the lock on {@code resource} for {@code ttl}, waiting up to {@code maxWait} for
+     * it to be released or to expire.
+     *
+     * @throws LockAcquisitionException with reason
+     *         {@link LockAcquisitionException.Reason#TIMED_OUT TIMED_OUT} when the lock stayed
+     *         held for {@code maxWait}, or another reason when the database failed
+     * @throws IllegalArgumentException if the resource is blank or too long, the TTL not
+     *         positive or {@code maxWait} negative
+     */
+    public Lease acquire(String resource, Duration ttl, Duration maxWait) {
+        return issuer.acquire(resource, ttl, maxWait);
+    }
+
+    /** Stops renewing leases. The data source stays open: it is the application's. */
+    @Override
+    public void close() {
+        issuer.close();
+    }
+
+    @Override
+    public String toString() {
+        return "JdbcFencedLocks[" + store.address() + "]";
+    }
+
+    /** Settings of a {@link JdbcFencedLocks}; {@link #build()} checks them. */
+    public static final class Builder {
+        private final DataSource dataSource;
+        private String tableName = DEFAULT_TABLE;
+        private boolean watchdog;
+        private Duration pollInterval = Duration.ofMillis(100);
+        private ScheduledExecutorService watchdogExecutor;
+
+        private Builder(DataSource dataSource) {
+            this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        }
+
+        /**
+         * The lock table (default {@code fencing_locks}): an unquoted identifier, optionally
+         * schema-qualified.
+         */
+        public Builder tableName(String tableName) {
+            this.tableName = Objects.requireNonNull(tableName, "tableName");
+            return this;
+        }
+
+        /** Whether leases are renewed until closed (default {@code false}: a lease lasts its TTL). */
+        public Builder watchdog(boolean enabled) {
+            this.watchdog = enabled;
+            return this;
+        }
+
+        /**
+         * The longest pause between two attempts of a waiting {@link #acquire} (default
+         * 100 ms; each pause is jittered down by up to half).
+         */
+        public Builder pollInterval(Duration interval) {
+            this.pollInterval = Objects.requireNonNull(interval, "pollInterval");
+            return this;
+        }
+
+        /** Renews on this executor instead of a thread of the instance's own (it is not shut down). */
+        Builder watchdogExecutor(ScheduledExecutorService executor) {
+            this.watchdogExecutor = executor;
+            return this;
+        }
+
+        /**
+         * @throws IllegalArgumentException naming the setting whose value is not allowed
+         */
+        public JdbcFencedLocks build() {
+            if (pollInterval.isNegative() || pollInterval.isZero()) {
+                throw new IllegalArgumentException("pollInterval must be positive, got " + pollInterval);
+            }
+            JdbcLockStore store = new JdbcLockStore(dataSource, tableName);
+            Watchdog renewals = watchdog ? new Watchdog(watchdogExecutor) : null;
+            LeaseIssuer issuer = new LeaseIssuer(store, new ReleaseSignals(ReleaseSignals.Subscriptions.NONE),
+                    renewals, pollInterval);
+            System.getLogger(JdbcFencedLocks.class.getName()).log(System.Logger.Level.DEBUG, () -> "JdbcFencedLocks on "
+                    + store.address() + ": watchdog=" + watchdog + ", pollInterval=" + pollInterval);
+            return new JdbcFencedLocks(store, issuer);
+        }
+    }
+}

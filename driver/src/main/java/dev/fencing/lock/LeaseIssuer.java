@@ -1,0 +1,154 @@
+package dev.fencing.lock;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Acquires leases from one {@link LockStore}: one attempt, or attempts until a deadline with
+ * waits between them that end early when the lock is released; starts each lease's renewals
+ * when a watchdog is configured. Everything here is the same for every store.
+ */
+final class LeaseIssuer implements AutoCloseable {
+
+    private final LockStore store;
+    private final ReleaseSignals signals;
+    private final Watchdog watchdog;
+    private final long pollNanos;
+    private volatile boolean closed;
+
+    /**
+     * @param watchdog renews every lease it issues, or null for leases that simply expire
+     * @param pollInterval the longest wait between two attempts when no release is heard of
+     */
+    LeaseIssuer(LockStore store, ReleaseSignals signals, Watchdog watchdog, Duration pollInterval) {
+        this.store = store;
+        this.signals = signals;
+        this.watchdog = watchdog;
+        this.pollNanos = pollInterval.toNanos();
+    }
+
+    Optional<Lease> tryAcquire(String resource, Duration ttl) {
+        long ttlMillis = checkArguments(resource, ttl);
+        return Optional.ofNullable(attempt(resource, ttlMillis).lease);
+    }
+
+    Lease acquire(String resource, Duration ttl, Duration maxWait) {
+        long ttlMillis = checkArguments(resource, ttl);
+        Objects.requireNonNull(maxWait, "maxWait");
+        if (maxWait.isNegative()) {
+            throw new IllegalArgumentException("maxWait must not be negative, got " + maxWait);
+        }
+        long deadline = System.nanoTime() + saturatedNanos(maxWait);
+        Outcome outcome = attempt(resource, ttlMillis);
+        if (outcome.lease != null) {
+            return outcome.lease;
+        }
+        if (deadline - System.nanoTime() <= 0) {
+            throw timedOut(resource, maxWait);
+        }
+        // Contended: from here on, releases wake this thread. Registering may subscribe, and
+        // the attempt after it catches a release that came before the subscription. Waiting
+        // for the subscription longer than a poll interval would gain nothing over polling.
+        long subscriptionWait = Math.min(pollNanos, Math.max(0, deadline - System.nanoTime()));
+        try (ReleaseSignals.Waiter waiter = signals.register(resource, subscriptionWait)) {
+            while (true) {
+                long seen = waiter.generation();
+                outcome = attempt(resource, ttlMillis);
+                if (outcome.lease != null) {
+                    return outcome.lease;
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw timedOut(resource, maxWait);
+                }
+                waiter.await(seen, Math.min(left, pause(outcome.holderTtlMillis)));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LockAcquisitionException(resource, LockAcquisitionException.Reason.INTERRUPTED,
+                    "interrupted while waiting for lock '" + resource + "' at " + store.address(), e);
+        }
+    }
+
+    private LockAcquisitionException timedOut(String resource, Duration maxWait) {
+        return new LockAcquisitionException(resource, LockAcquisitionException.Reason.TIMED_OUT,
+                "timed out after " + maxWait + " waiting for lock '" + resource + "' at " + store.address(), null);
+    }
+
+    /** One atomic attempt at the store. */
+    private Outcome attempt(String resource, long ttlMillis) {
+        String owner = UUID.randomUUID().toString();
+        long sentAt = System.nanoTime();
+        LockStore.Attempt attempt;
+        try {
+            attempt = store.tryAcquire(resource, owner, ttlMillis);
+        } catch (LockStoreException e) {
+            throw new LockAcquisitionException(resource, LockAcquisitionException.Reason.STORE_FAILED,
+                    "could not acquire lock '" + resource + "': " + e.getMessage(), e);
+        }
+        if (!attempt.isAcquired()) {
+            return new Outcome(null, attempt.holderTtlMillis());
+        }
+        IssuedLease lease = new IssuedLease(store, signals, resource, owner, attempt.fence(), ttlMillis, sentAt);
+        if (watchdog != null) {
+            lease.renewWith(watchdog.watch(lease));
+        }
+        return new Outcome(lease, 0);
+    }
+
+    /**
+     * How long to wait before the next attempt when no release is heard of: a little past the
+     * holder's remaining TTL when that is shorter than the poll interval, else the poll
+     * interval jittered down by up to half, so that waiters do not retry in lockstep.
+     */
+    private long pause(long holderTtlMillis) {
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        long holderTtlNanos = TimeUnit.MILLISECONDS.toNanos(holderTtlMillis);
+        if (holderTtlMillis > 0 && holderTtlNanos < pollNanos) {
+            return holderTtlNanos + TimeUnit.MILLISECONDS.toNanos(1) + random.nextLong(TimeUnit.MILLISECONDS.toNanos(5));
+        }
+        return pollNanos / 2 + random.nextLong(pollNanos / 2 + 1);
+    }
+
+    private long checkArguments(String resource, Duration ttl) {
+        if (closed) {
+            throw new IllegalStateException("these locks are closed (" + store.address() + ")");
+        }
+        Objects.requireNonNull(resource, "resource");
+        Objects.requireNonNull(ttl, "ttl");
+        if (resource.isBlank()) {
+            throw new IllegalArgumentException("resource must not be blank");
+        }
+        store.checkResourceName(resource);
+        if (ttl.isNegative() || ttl.isZero()) {
+            throw new IllegalArgumentException("ttl must be positive, got " + ttl);
+        }
+        // Round up: a TTL below a millisecond must not become 0 ("no expiry" or an error).
+        long millis = ttl.toMillis();
+        return ttl.minusMillis(millis).isZero() ? millis : millis + 1;
+    }
+
+    private static long saturatedNanos(Duration duration) {
+        try {
+            return duration.toNanos();
+        } catch (ArithmeticException e) {
+            return Long.MAX_VALUE / 2;
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        if (watchdog != null) {
+            watchdog.close();
+        }
+        store.close();
+    }
+
+    private record Outcome(Lease lease, long holderTtlMillis) {
+    }
+}

@@ -1,0 +1,84 @@
+package dev.fencing.lock;
+
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+
+/**
+ * One of the lock's Lua scripts, read from a resource file beside this class. It runs by
+ * {@code EVALSHA}; a server that does not know it yet (first use, restart, {@code SCRIPT
+ * FLUSH}, a new cluster node) answers {@code NOSCRIPT}, and the script is sent once with
+ * {@code SCRIPT LOAD} and run again. Scripts are fixed text, never generated.
+ */
+final class LuaScript {
+
+    /** Takes the lock and issues its fence: returns the fence, or minus the holder's TTL. */
+    static final LuaScript ACQUIRE = fromResource("acquire.lua");
+    /** Compare-and-delete, then publishes the release: returns 1 or 0. */
+    static final LuaScript RELEASE = fromResource("release.lua");
+    /** Compare-and-pexpire: returns 1 or 0. */
+    static final LuaScript EXTEND = fromResource("extend.lua");
+
+    private final String name;
+    private final String source;
+    private final String sha1;
+
+    private LuaScript(String name, String source) {
+        this.name = name;
+        this.source = source;
+        this.sha1 = sha1Hex(source);
+    }
+
+    static LuaScript fromResource(String name) {
+        try (InputStream in = LuaScript.class.getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IllegalStateException("Lua script " + name + " is missing beside " + LuaScript.class.getName());
+            }
+            return new LuaScript(name, new String(in.readAllBytes(), StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read Lua script " + name, e);
+        }
+    }
+
+    /** Runs the script; its result must be an integer. */
+    long run(RedisClusterCommands<String, String> commands, String[] keys, String... args) {
+        Long result;
+        try {
+            result = commands.evalsha(sha1, ScriptOutputType.INTEGER, keys, args);
+        } catch (RedisNoScriptException e) {
+            commands.scriptLoad(source);
+            result = commands.evalsha(sha1, ScriptOutputType.INTEGER, keys, args);
+        }
+        if (result == null) {
+            throw new IllegalStateException("Lua script " + name + " returned no integer");
+        }
+        return result;
+    }
+
+    String name() {
+        return name;
+    }
+
+    String sha1() {
+        return sha1;
+    }
+
+    private static String sha1Hex(String text) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8));
+            StringBuilder hex = new StringBuilder(40);
+            for (byte b : digest) {
+                hex.append(Character.forDigit((b >> 4) & 0xf, 16)).append(Character.forDigit(b & 0xf, 16));
+            }
+            return hex.toString();
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-1 is required of every Java runtime", e);
+        }
+    }
+}

@@ -1,0 +1,193 @@
+package dev.fencing.lock;
+
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.pubsub.RedisPubSubListener;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The Lettuce client and connections of one {@link RedisFencedLocks}: one multiplexed
+ * connection for commands and one for release notifications, both opened on first use so
+ * that an application can start while Redis is down.
+ *
+ * <p>Commands fail at once while a connection is down ({@code REJECT_COMMANDS}) instead of
+ * queueing until Redis is back: an acquire should fail clearly, not hang. Lettuce reconnects
+ * in the background, at most a second apart.
+ */
+final class RedisConnections implements AutoCloseable {
+
+    private final RedisAddress address;
+    private final ClientResources resources;
+    private final AbstractRedisClient client;
+    private final RedisPubSubListener<String, String> releaseListener;
+
+    private final Object connecting = new Object();
+    private volatile StatefulConnection<String, String> connection;
+    // A lock of its own: opening the command connection blocks, opening this one must not.
+    private final Object openingPubSub = new Object();
+    private CompletableFuture<StatefulRedisPubSubConnection<String, String>> pubSub; // guarded by openingPubSub
+
+    /**
+     * @param commandTimeout how long a command (and a connect) may take before it fails
+     * @param releaseListener receives the release channels' messages
+     */
+    RedisConnections(RedisAddress address, Duration commandTimeout, RedisPubSubListener<String, String> releaseListener) {
+        this.address = address;
+        this.releaseListener = releaseListener;
+        for (RedisURI uri : address.uris()) {
+            uri.setTimeout(commandTimeout);
+        }
+        this.resources = DefaultClientResources.builder()
+                .reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
+                .build();
+        SocketOptions socket = SocketOptions.builder().connectTimeout(commandTimeout).build();
+        TimeoutOptions timeouts = TimeoutOptions.enabled(commandTimeout);
+        if (address.isCluster()) {
+            RedisClusterClient cluster = RedisClusterClient.create(resources, address.uris());
+            cluster.setOptions(ClusterClientOptions.builder()
+                    .socketOptions(socket)
+                    .timeoutOptions(timeouts)
+                    .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                    .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+                            .enableAllAdaptiveRefreshTriggers()
+                            .build())
+                    .build());
+            this.client = cluster;
+        } else {
+            RedisClient standalone = RedisClient.create(resources);
+            standalone.setOptions(ClientOptions.builder()
+                    .socketOptions(socket)
+                    .timeoutOptions(timeouts)
+                    .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                    .build());
+            this.client = standalone;
+        }
+    }
+
+    RedisAddress address() {
+        return address;
+    }
+
+    /** Commands routed by key (in a cluster, to the node serving the key's slot). */
+    RedisClusterCommands<String, String> commands() {
+        StatefulConnection<String, String> current = connection();
+        if (current instanceof StatefulRedisClusterConnection) {
+            return ((StatefulRedisClusterConnection<String, String>) current).sync();
+        }
+        return ((StatefulRedisConnection<String, String>) current).sync();
+    }
+
+    /**
+     * Commands on the one connection to the master that serves {@code key}. {@code WAIT}
+     * counts the replicas that have every write of the connection it is sent on, so the
+     * write and its {@code WAIT} must share a connection to one node.
+     */
+    RedisClusterCommands<String, String> commandsOnNodeOf(String key) {
+        StatefulConnection<String, String> current = connection();
+        if (!(current instanceof StatefulRedisClusterConnection)) {
+            return ((StatefulRedisConnection<String, String>) current).sync();
+        }
+        StatefulRedisClusterConnection<String, String> cluster = (StatefulRedisClusterConnection<String, String>) current;
+        RedisClusterNode node = cluster.getPartitions().getMasterBySlot(SlotHash.getSlot(key));
+        if (node == null) {
+            throw new LockStoreException("Redis cluster at " + address + " has no master for the slot of " + key, null);
+        }
+        try {
+            return cluster.getConnection(node.getNodeId()).sync();
+        } catch (RedisException e) {
+            throw failure(e);
+        }
+    }
+
+    /**
+     * The connection for release notifications, opened on first use without blocking: its
+     * callers hold locks that the notifications themselves need. A failed attempt is
+     * forgotten, so the next call tries again.
+     */
+    CompletableFuture<StatefulRedisPubSubConnection<String, String>> pubSub() {
+        synchronized (openingPubSub) {
+            if (pubSub == null || pubSub.isCompletedExceptionally()) {
+                CompletableFuture<StatefulRedisPubSubConnection<String, String>> opening = client instanceof RedisClusterClient
+                        ? ((RedisClusterClient) client).connectPubSubAsync(StringCodec.UTF8)
+                                .thenApply(cluster -> (StatefulRedisPubSubConnection<String, String>) cluster)
+                        : ((RedisClient) client).connectPubSubAsync(StringCodec.UTF8, address.uris().get(0))
+                                .toCompletableFuture();
+                pubSub = opening.thenApply(opened -> {
+                    opened.addListener(releaseListener);
+                    return opened;
+                });
+            }
+            return pubSub;
+        }
+    }
+
+    private StatefulConnection<String, String> connection() {
+        StatefulConnection<String, String> current = connection;
+        if (current != null) {
+            return current;
+        }
+        synchronized (connecting) {
+            if (connection == null) {
+                try {
+                    connection = client instanceof RedisClusterClient
+                            ? ((RedisClusterClient) client).connect(StringCodec.UTF8)
+                            : ((RedisClient) client).connect(StringCodec.UTF8, address.uris().get(0));
+                } catch (RedisException e) {
+                    throw failure(e);
+                }
+            }
+            return connection;
+        }
+    }
+
+    /** A Lettuce failure as a {@link LockStoreException} that names the address. */
+    LockStoreException failure(RuntimeException e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String detail = root.getMessage() != null ? root.getMessage() : root.getClass().getSimpleName();
+        if (e instanceof RedisConnectionException) {
+            return new LockStoreException("Redis at " + address + " is unreachable: " + detail, e);
+        }
+        StatefulConnection<String, String> current = connection;
+        if (current != null && !current.isOpen()) {
+            return new LockStoreException("Redis at " + address + " is unreachable (disconnected, reconnecting): "
+                    + detail, e);
+        }
+        if (e instanceof RedisCommandTimeoutException) {
+            return new LockStoreException("Redis at " + address + " did not answer in time: " + detail, e);
+        }
+        return new LockStoreException("Redis at " + address + " failed: " + detail, e);
+    }
+
+    @Override
+    public void close() {
+        // Shutting the client down closes its connections.
+        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        resources.shutdown(0, 2, TimeUnit.SECONDS);
+    }
+}

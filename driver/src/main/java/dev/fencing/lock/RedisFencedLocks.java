@@ -1,0 +1,244 @@
+package dev.fencing.lock;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * Fenced locks kept in Redis: each acquire takes the lock and issues its fencing token in
+ * one atomic step (one Lua script: {@code SET lock owner NX PX ttl} and {@code INCR} of a
+ * counter that never expires), so every lease's {@linkplain Lease#fence() fence} is larger
+ * than every fence issued before it for the same resource.
+ *
+ * <pre>{@code
+ * try (RedisFencedLocks locks = RedisFencedLocks.create("redis://127.0.0.1:6379")) {
+ *     try (Lease lease = locks.acquire("order:42", Duration.ofSeconds(30), Duration.ofSeconds(5))) {
+ *         lease.runFenced(() -> orders.markPaid(42));
+ *     }
+ * }
+ * }</pre>
+ *
+ * <h2>Addresses</h2>
+ * Lettuce URI syntax: {@code redis://[user:password@]host:port[/db]}, {@code rediss://} (TLS),
+ * {@code redis-socket:///path}, {@code redis-sentinel://host:port[,host:port]#masterName}.
+ * For a Redis Cluster, which Lettuce's URIs cannot express, use
+ * {@code redis-cluster://[user:password@]host:port[,host:port...]} (or
+ * {@code rediss-cluster://}): the listed nodes are seeds, and the rest of the topology is
+ * discovered. Messages name the address without credentials.
+ *
+ * <h2>Keys</h2>
+ * For resource {@code r} and the default prefix: {@code fencing:{r}:lock} (the lock, with a
+ * TTL), {@code fencing:{r}:fence} (the fence counter, which never expires) and the channel
+ * {@code fencing:{r}:released}. The braces make both keys one cluster slot (braces and
+ * {@code %} in a resource name are percent-encoded, so any name works). The counter is
+ * what makes fences grow: it must survive. Do not delete it, keep Redis from evicting it
+ * ({@code maxmemory-policy} {@code noeviction} or a {@code volatile-*} policy, which only
+ * evicts keys with a TTL), and persist it ({@code appendonly yes}, ideally with
+ * {@code appendfsync always}): a Redis that restarts empty issues fence 1 again.
+ *
+ * <h2>Failover</h2>
+ * Redis replicates asynchronously: a replica promoted after a failover may not have seen the
+ * newest fences, and issues them again. {@link Builder#waitForReplicas} closes that gap:
+ * after each acquire, {@code WAIT n timeout}; if fewer than {@code n} replicas acknowledge,
+ * the lock is released, its fence discarded, and the acquire fails with
+ * {@link LockAcquisitionException.Reason#NOT_REPLICATED}. This narrows the gap but does not
+ * make Redis a consensus system: the replica promoted must be one that acknowledged.
+ * Sentinel and Cluster prefer the replica with the most replicated data, which is such a
+ * replica while it is reachable. Where a guarantee is required, keep the fences in a database
+ * with synchronous replication ({@link JdbcFencedLocks}). {@code WAIT} runs on the shared
+ * connection and holds back its other commands while replicas lag, up to the timeout. Right
+ * after a replica's full resync, Redis may stream writes to it only after its first
+ * acknowledgement, up to a second later; acquires meanwhile fail closed.
+ *
+ * <h2>Failures</h2>
+ * Nothing connects until the first acquire. When Redis cannot be reached or fails, acquires
+ * throw {@link LockAcquisitionException} with reason
+ * {@link LockAcquisitionException.Reason#STORE_FAILED}; commands fail at once while the
+ * connection is down rather than queueing (Lettuce reconnects in the background). The script
+ * is atomic, so there is never half a lock: if Redis ran it but the reply was lost, the lock
+ * is held in nobody's name until its TTL passes, and its fence is never used.
+ *
+ * <h2>Waiting</h2>
+ * {@link #acquire} does not spin: a release publishes on the resource's channel, and waiting
+ * threads subscribed to it try again at once. Between messages they try again after the
+ * holder's remaining TTL (when shorter than the poll interval) or after the poll interval,
+ * jittered, until {@code maxWait} has passed.
+ *
+ * <h2>Renewal</h2>
+ * By default a lease expires after its TTL. With {@link Builder#watchdog(boolean)}, each
+ * lease is extended by its TTL every third of it (compare-and-pexpire) until it is closed;
+ * when an extension finds the lock gone or in other hands, the lease knows it is lost
+ * ({@link Lease#isHeld()} turns {@code false}).
+ *
+ * <p>Thread-safe; one instance per application and Redis is enough. Closing it closes its
+ * connections and stops its renewals; leases still open then expire by their TTL.
+ */
+public final class RedisFencedLocks implements AutoCloseable {
+
+    private final LeaseIssuer issuer;
+    private final String address;
+
+    private RedisFencedLocks(LeaseIssuer issuer, String address) {
+        this.issuer = issuer;
+        this.address = address;
+    }
+
+    /**
+     * Fenced locks in the Redis at {@code redisUri} with the default settings: key prefix
+     * {@code fencing:}, no renewal, no replica acknowledgement, 5 s command timeout, 100 ms
+     * poll interval. Does not connect yet.
+     *
+     * @throws IllegalArgumentException if the URI cannot be parsed
+     */
+    public static RedisFencedLocks create(String redisUri) {
+        return builder(redisUri).build();
+    }
+
+    /** Starts configuring fenced locks in the Redis at {@code redisUri}. */
+    public static Builder builder(String redisUri) {
+        return new Builder(redisUri);
+    }
+
+    /**
+     * Takes the lock on {@code resource} for {@code ttl} if nobody holds it: one atomic
+     * attempt, no waiting.
+     *
+     * @return the lease, or empty when the lock is held by someone else
+     * @throws LockAcquisitionException if Redis cannot be reached or fails, or too few
+     *         replicas acknowledged
+     * @throws IllegalArgumentException if the resource is blank or the TTL not positive
+     */
+    public Optional<Lease> tryAcquire(String resource, Duration ttl) {
+        return issuer.tryAcquire(resource, ttl);
+    }
+
+    /**
+     * Takes the lock on {@code resource} for {@code ttl}, waiting up to {@code maxWait} for
+     * its holder to release it or let it expire.
+     *
+     * @throws LockAcquisitionException with reason
+     *         {@link LockAcquisitionException.Reason#TIMED_OUT TIMED_OUT} when the lock stayed
+     *         held for {@code maxWait}, or another reason when Redis failed
+     * @throws IllegalArgumentException if the resource is blank, the TTL not positive or
+     *         {@code maxWait} negative
+     */
+    public Lease acquire(String resource, Duration ttl, Duration maxWait) {
+        return issuer.acquire(resource, ttl, maxWait);
+    }
+
+    /** Closes the connections and stops renewing leases. */
+    @Override
+    public void close() {
+        issuer.close();
+    }
+
+    @Override
+    public String toString() {
+        return "RedisFencedLocks[" + address + "]";
+    }
+
+    /** Settings of a {@link RedisFencedLocks}; {@link #build()} checks them. */
+    public static final class Builder {
+        private final RedisAddress address;
+        private String keyPrefix = "fencing:";
+        private boolean watchdog;
+        private int replicas;
+        private Duration replicaTimeout = Duration.ZERO;
+        private Duration commandTimeout = Duration.ofSeconds(5);
+        private Duration pollInterval = Duration.ofMillis(100);
+        private ScheduledExecutorService watchdogExecutor;
+
+        private Builder(String redisUri) {
+            this.address = RedisAddress.parse(redisUri);
+        }
+
+        /**
+         * The prefix of every key and channel name (default {@code fencing:}); it must not
+         * contain braces, which would break the keys' hash tag.
+         */
+        public Builder keyPrefix(String keyPrefix) {
+            this.keyPrefix = Objects.requireNonNull(keyPrefix, "keyPrefix");
+            return this;
+        }
+
+        /**
+         * Whether leases are renewed until closed (default {@code false}: a lease lasts its
+         * TTL). Renewal runs every third of the TTL on one daemon thread per instance.
+         */
+        public Builder watchdog(boolean enabled) {
+            this.watchdog = enabled;
+            return this;
+        }
+
+        /**
+         * After each acquire, wait up to {@code timeout} for {@code replicas} replicas to
+         * acknowledge it ({@code WAIT}); if fewer do, release the lock and fail the acquire
+         * (reason {@link LockAcquisitionException.Reason#NOT_REPLICATED NOT_REPLICATED}).
+         * Default: 0 replicas, no {@code WAIT}. The timeout must be positive and shorter than
+         * the command timeout.
+         */
+        public Builder waitForReplicas(int replicas, Duration timeout) {
+            if (replicas < 0) {
+                throw new IllegalArgumentException("waitForReplicas: replicas must be >= 0, got " + replicas);
+            }
+            this.replicas = replicas;
+            this.replicaTimeout = Objects.requireNonNull(timeout, "timeout");
+            return this;
+        }
+
+        /** How long one Redis command, or connecting, may take (default 5 s). */
+        public Builder commandTimeout(Duration timeout) {
+            this.commandTimeout = Objects.requireNonNull(timeout, "commandTimeout");
+            return this;
+        }
+
+        /**
+         * The longest pause between two attempts of a waiting {@link #acquire} when no release
+         * is heard of (default 100 ms; each pause is jittered down by up to half).
+         */
+        public Builder pollInterval(Duration interval) {
+            this.pollInterval = Objects.requireNonNull(interval, "pollInterval");
+            return this;
+        }
+
+        /** Renews on this executor instead of a thread of the instance's own (it is not shut down). */
+        Builder watchdogExecutor(ScheduledExecutorService executor) {
+            this.watchdogExecutor = executor;
+            return this;
+        }
+
+        /**
+         * @throws IllegalArgumentException naming the setting whose value is not allowed
+         */
+        public RedisFencedLocks build() {
+            requirePositive("commandTimeout", commandTimeout);
+            requirePositive("pollInterval", pollInterval);
+            if (replicas > 0) {
+                requirePositive("waitForReplicas timeout", replicaTimeout);
+                if (replicaTimeout.compareTo(commandTimeout) >= 0) {
+                    throw new IllegalArgumentException("waitForReplicas timeout (" + replicaTimeout
+                            + ") must be shorter than commandTimeout (" + commandTimeout + ")");
+                }
+            }
+            RedisKeys keys = new RedisKeys(keyPrefix);
+            RedisReleaseChannel channel = new RedisReleaseChannel(keys);
+            RedisConnections connections = new RedisConnections(address, commandTimeout, channel);
+            ReleaseSignals signals = new ReleaseSignals(channel);
+            channel.connect(connections, signals);
+            RedisLockStore store = new RedisLockStore(connections, keys, replicas, replicaTimeout.toMillis());
+            Watchdog renewals = watchdog ? new Watchdog(watchdogExecutor) : null;
+            System.getLogger(RedisFencedLocks.class.getName()).log(System.Logger.Level.DEBUG, () -> "RedisFencedLocks at "
+                    + address + ": keyPrefix=" + keyPrefix + ", watchdog=" + watchdog + ", waitForReplicas=" + replicas
+                    + (replicas > 0 ? " within " + replicaTimeout : "") + ", commandTimeout=" + commandTimeout
+                    + ", pollInterval=" + pollInterval);
+            return new RedisFencedLocks(new LeaseIssuer(store, signals, renewals, pollInterval), address.toString());
+        }
+
+        private static void requirePositive(String name, Duration value) {
+            if (value.isNegative() || value.isZero()) {
+                throw new IllegalArgumentException(name + " must be positive, got " + value);
+            }
+        }
+    }
+}

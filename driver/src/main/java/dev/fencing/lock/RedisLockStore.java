@@ -1,0 +1,125 @@
+package dev.fencing.lock;
+
+import io.lettuce.core.RedisException;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+
+/**
+ * Fenced locks in Redis, each operation one Lua script (see the {@code .lua} files beside
+ * this class): the lock is a key holding the owner's UUID with a TTL, and the fence comes
+ * from a counter key that never expires, incremented by the same script that sets the lock.
+ *
+ * <p>When replicas are required, every successful acquire is followed by {@code WAIT} on the
+ * same connection; if too few replicas acknowledge in time, the lock is released again and
+ * the acquire fails, so that a replica promoted after a failover cannot issue the same fence
+ * to someone else.
+ */
+final class RedisLockStore implements LockStore {
+
+    private final RedisConnections connections;
+    private final RedisKeys keys;
+    private final int replicas;
+    private final long replicaTimeoutMillis;
+
+    /**
+     * @param replicas how many replicas must acknowledge each acquire; 0 for none
+     * @param replicaTimeoutMillis how long {@code WAIT} waits for them
+     */
+    RedisLockStore(RedisConnections connections, RedisKeys keys, int replicas, long replicaTimeoutMillis) {
+        this.connections = connections;
+        this.keys = keys;
+        this.replicas = replicas;
+        this.replicaTimeoutMillis = replicaTimeoutMillis;
+    }
+
+    @Override
+    public Attempt tryAcquire(String resource, String owner, long ttlMillis) {
+        String lockKey = keys.lock(resource);
+        RedisClusterCommands<String, String> commands = commandsFor(lockKey);
+        long result;
+        try {
+            result = LuaScript.ACQUIRE.run(commands, new String[] {lockKey, keys.fence(resource)},
+                    owner, Long.toString(ttlMillis));
+        } catch (RedisException e) {
+            // The reply is lost, not necessarily the lock: if the script ran, the lock is held
+            // in nobody's name until its TTL passes.
+            throw connections.failure(e);
+        }
+        if (result <= 0) {
+            return Attempt.held(-result);
+        }
+        if (replicas > 0) {
+            confirmReplicated(commands, resource, owner, result);
+        }
+        return Attempt.acquired(result);
+    }
+
+    /** Fails closed: a fence that too few replicas know of is released, never handed out. */
+    private void confirmReplicated(RedisClusterCommands<String, String> commands, String resource, String owner, long fence) {
+        long acknowledged;
+        try {
+            acknowledged = commands.waitForReplication(replicas, replicaTimeoutMillis);
+        } catch (RedisException e) {
+            releaseQuietly(commands, resource, owner, fence);
+            throw connections.failure(e);
+        }
+        if (acknowledged < replicas) {
+            releaseQuietly(commands, resource, owner, fence);
+            throw new LockAcquisitionException(resource, LockAcquisitionException.Reason.NOT_REPLICATED,
+                    "could not acquire lock '" + resource + "': only " + acknowledged + " of " + replicas
+                            + " replicas of Redis at " + connections.address() + " acknowledged fence " + fence
+                            + " within " + replicaTimeoutMillis + " ms; the lock was released and the fence discarded",
+                    null);
+        }
+    }
+
+    private void releaseQuietly(RedisClusterCommands<String, String> commands, String resource, String owner, long fence) {
+        try {
+            runRelease(commands, resource, owner, fence);
+        } catch (RuntimeException e) {
+            // The lock expires by its TTL; the acquire fails either way.
+        }
+    }
+
+    @Override
+    public boolean release(String resource, String owner, long fence) {
+        try {
+            return runRelease(commandsFor(keys.lock(resource)), resource, owner, fence);
+        } catch (RedisException e) {
+            throw connections.failure(e);
+        }
+    }
+
+    private boolean runRelease(RedisClusterCommands<String, String> commands, String resource, String owner, long fence) {
+        return LuaScript.RELEASE.run(commands, new String[] {keys.lock(resource)},
+                owner, keys.releaseChannel(resource), Long.toString(fence)) == 1;
+    }
+
+    @Override
+    public boolean extend(String resource, String owner, long fence, long ttlMillis) {
+        String lockKey = keys.lock(resource);
+        try {
+            return LuaScript.EXTEND.run(commandsFor(lockKey), new String[] {lockKey}, owner, Long.toString(ttlMillis)) == 1;
+        } catch (RedisException e) {
+            throw connections.failure(e);
+        }
+    }
+
+    private RedisClusterCommands<String, String> commandsFor(String lockKey) {
+        return replicas > 0 ? connections.commandsOnNodeOf(lockKey) : connections.commands();
+    }
+
+    @Override
+    public void checkResourceName(String resource) {
+        // Any name works: RedisKeys encodes what would break the hash tag.
+    }
+
+    @Override
+    public String address() {
+        return "Redis at " + connections.address();
+    }
+
+    @Override
+    public void close() {
+        connections.close();
+    }
+}

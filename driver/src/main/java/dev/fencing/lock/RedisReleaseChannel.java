@@ -1,0 +1,50 @@
+package dev.fencing.lock;
+
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Hears releases made by other processes: the release script publishes on the resource's
+ * release channel, and this subscribes to the channels of the resources that threads here
+ * wait for, waking them when a message arrives.
+ */
+final class RedisReleaseChannel extends RedisPubSubAdapter<String, String> implements ReleaseSignals.Subscriptions {
+
+    private final RedisKeys keys;
+    private volatile RedisConnections connections;
+    private volatile ReleaseSignals signals;
+
+    RedisReleaseChannel(RedisKeys keys) {
+        this.keys = keys;
+    }
+
+    /** Completes the wiring: the connections carry this listener, the signals are what it wakes. */
+    void connect(RedisConnections connections, ReleaseSignals signals) {
+        this.connections = connections;
+        this.signals = signals;
+    }
+
+    @Override
+    public CompletionStage<?> subscribe(String resource) {
+        // Never blocks: this runs under ReleaseSignals' lock. If Redis is down the future
+        // fails, waiters poll, and their attempts report the failure.
+        String channel = keys.releaseChannel(resource);
+        return connections.pubSub().thenCompose(pubSub -> pubSub.async().subscribe(channel));
+    }
+
+    @Override
+    public void unsubscribe(String resource) {
+        String channel = keys.releaseChannel(resource);
+        // A connection that never opened has no subscriptions to undo.
+        connections.pubSub().thenAccept(pubSub -> pubSub.async().unsubscribe(channel));
+    }
+
+    @Override
+    public void message(String channel, String message) {
+        String resource = keys.resourceOfReleaseChannel(channel);
+        ReleaseSignals target = signals;
+        if (resource != null && target != null) {
+            target.released(resource);
+        }
+    }
+}

@@ -1,0 +1,173 @@
+package dev.fencing.lock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.zaxxer.hikari.HikariDataSource;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.ScheduledExecutorService;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/** The shared lock contract, plus the table's own rules, against one database. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class JdbcFencedLocksContract extends FencedLocksContract {
+
+    protected final String table = TestServices.uniqueTable();
+    protected HikariDataSource dataSource;
+
+    /** Opens the pool and creates the table; called once per class. */
+    protected void setUp(String jdbcUrl) throws Exception {
+        dataSource = TestServices.pool(jdbcUrl, 12);
+        JdbcFencedLocks.builder(dataSource).tableName(table).build().createTable();
+    }
+
+    @AfterAll
+    void dropTable() throws Exception {
+        if (dataSource != null) {
+            TestServices.execute(dataSource, "DROP TABLE IF EXISTS " + table);
+            dataSource.close();
+        }
+    }
+
+    @Override
+    protected Locks newLocks(ScheduledExecutorService watchdogExecutor) {
+        // Another client's releases are only polled for: poll often, so the contention test
+        // is quick across the two clients.
+        JdbcFencedLocks.Builder builder = JdbcFencedLocks.builder(dataSource).tableName(table)
+                .pollInterval(Duration.ofMillis(5));
+        if (watchdogExecutor != null) {
+            builder.watchdog(true).watchdogExecutor(watchdogExecutor);
+        }
+        JdbcFencedLocks locks = builder.build();
+        return new Locks() {
+            @Override
+            public Optional<Lease> tryAcquire(String resource, Duration ttl) {
+                return locks.tryAcquire(resource, ttl);
+            }
+
+            @Override
+            public Lease acquire(String resource, Duration ttl, Duration maxWait) {
+                return locks.acquire(resource, ttl, maxWait);
+            }
+
+            @Override
+            public void close() {
+                locks.close();
+            }
+        };
+    }
+
+    @Override
+    protected void expireAtStore(String resource) throws Exception {
+        try (Connection connection = dataSource.getConnection();
+                PreparedStatement expire = connection.prepareStatement(
+                        "UPDATE " + table + " SET expires_at = 0 WHERE lock_name = ?")) {
+            expire.setString(1, resource);
+            assertThat(expire.executeUpdate()).isEqualTo(1);
+        }
+    }
+
+    @Override
+    protected String storeName() {
+        return "table " + table;
+    }
+
+    private long storedFence(String resource) throws Exception {
+        try (Connection connection = dataSource.getConnection();
+                PreparedStatement read = connection.prepareStatement("SELECT fence, owner FROM " + table + " WHERE lock_name = ?")) {
+            read.setString(1, resource);
+            try (ResultSet row = read.executeQuery()) {
+                assertThat(row.next()).isTrue();
+                return row.getLong(1);
+            }
+        }
+    }
+
+    @Test
+    void theRowKeepsTheLastFenceAndIsFreedOnRelease() throws Exception {
+        JdbcFencedLocks locks = JdbcFencedLocks.builder(dataSource).tableName(table).build();
+        String resource = newResource();
+        Lease first = locks.tryAcquire(resource, Duration.ofSeconds(10)).orElseThrow();
+        assertThat(first.fence()).isEqualTo(1);
+        assertThat(storedFence(resource)).isEqualTo(1);
+        first.close();
+        Lease second = locks.tryAcquire(resource, Duration.ofSeconds(10)).orElseThrow();
+        assertThat(second.fence()).isEqualTo(2);
+        assertThat(storedFence(resource)).isEqualTo(2);
+        second.close();
+        assertThat(storedFence(resource)).as("the row stays, with its fence").isEqualTo(2);
+    }
+
+    @Test
+    void expiryIsEpochMillisByTheDatabaseClock() throws Exception {
+        JdbcFencedLocks locks = JdbcFencedLocks.builder(dataSource).tableName(table).build();
+        String resource = newResource();
+        long before = System.currentTimeMillis();
+        try (Lease lease = locks.tryAcquire(resource, Duration.ofSeconds(60)).orElseThrow();
+                Connection connection = dataSource.getConnection();
+                PreparedStatement read = connection.prepareStatement(
+                        "SELECT expires_at FROM " + table + " WHERE lock_name = ?")) {
+            long after = System.currentTimeMillis();
+            assertThat(lease.isHeld()).isTrue();
+            read.setString(1, resource);
+            try (ResultSet row = read.executeQuery()) {
+                assertThat(row.next()).isTrue();
+                // The database runs on this machine: its clock agrees with ours to well within a second.
+                assertThat(row.getLong(1)).isBetween(before + 60_000 - 1_000, after + 60_000 + 1_000);
+            }
+        }
+    }
+
+    @Test
+    void aWaiterOnTheSameInstanceWakesWhenALeaseIsReleasedNotByPolling() throws Exception {
+        JdbcFencedLocks locks = JdbcFencedLocks.builder(dataSource).tableName(table)
+                .pollInterval(Duration.ofSeconds(10)).build();
+        String resource = newResource();
+        Lease held = locks.tryAcquire(resource, Duration.ofSeconds(30)).orElseThrow();
+        java.util.concurrent.ExecutorService waiterThread = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try {
+            java.util.concurrent.Future<Lease> waiter = waiterThread.submit(
+                    () -> locks.acquire(resource, Duration.ofSeconds(10), Duration.ofSeconds(20)));
+            Thread.sleep(200); // let it fail its first attempts and wait; the outcome does not depend on it
+            long released = System.nanoTime();
+            held.close();
+            try (Lease next = waiter.get(5, java.util.concurrent.TimeUnit.SECONDS)) {
+                assertThat(Duration.ofNanos(System.nanoTime() - released)).isLessThan(Duration.ofSeconds(2));
+                assertThat(next.fence()).isEqualTo(held.fence() + 1);
+            }
+        } finally {
+            waiterThread.shutdownNow();
+        }
+    }
+
+    @Test
+    void createTableIsIdempotentAndNamesAreChecked() throws Exception {
+        JdbcFencedLocks.builder(dataSource).tableName(table).build().createTable();
+        assertThatThrownBy(() -> JdbcFencedLocks.builder(dataSource).tableName("locks; DROP TABLE x").build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("tableName");
+        JdbcFencedLocks locks = JdbcFencedLocks.builder(dataSource).tableName(table).build();
+        assertThatThrownBy(() -> locks.tryAcquire("x".repeat(256), Duration.ofSeconds(1)))
+                .isInstanceOf(IllegalArgumentException.class);
+        try (Lease longest = locks.tryAcquire("é".repeat(255), Duration.ofSeconds(1)).orElseThrow()) {
+            assertThat(longest.fence()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void lockNamesCompareExactly() {
+        JdbcFencedLocks locks = JdbcFencedLocks.builder(dataSource).tableName(table).build();
+        String resource = newResource();
+        try (Lease lower = locks.tryAcquire(resource.toLowerCase(), Duration.ofSeconds(10)).orElseThrow();
+                Lease upper = locks.tryAcquire(resource.toUpperCase(), Duration.ofSeconds(10)).orElseThrow()) {
+            assertThat(lower.fence()).isEqualTo(1);
+            assertThat(upper.fence()).isEqualTo(1);
+        }
+    }
+}

@@ -1,0 +1,134 @@
+package dev.fencing.lock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Each Lua script on its own, straight through Lettuce, against the Redis at {@code FENCING_REDIS_URI}. */
+class RedisLuaScriptsTest {
+
+    private static final String PREFIX = TestServices.uniquePrefix();
+    private static final RedisKeys KEYS = new RedisKeys(PREFIX);
+    private static RedisClient client;
+    private static StatefulRedisConnection<String, String> connection;
+    private static RedisCommands<String, String> redis;
+
+    @BeforeAll
+    static void connect() {
+        client = RedisClient.create(RedisURI.create(TestServices.REDIS_URI));
+        connection = client.connect();
+        redis = connection.sync();
+    }
+
+    @AfterAll
+    static void cleanUp() {
+        TestServices.deleteKeys(TestServices.REDIS_URI, PREFIX);
+        connection.close();
+        client.shutdown();
+    }
+
+    private static long acquire(String resource, String owner, long ttlMillis) {
+        return LuaScript.ACQUIRE.run(redis, new String[] {KEYS.lock(resource), KEYS.fence(resource)}, owner,
+                Long.toString(ttlMillis));
+    }
+
+    @Test
+    void acquireSetsTheLockAndIssuesTheNextFenceInOneStep_orReportsTheHoldersTtl() {
+        String resource = "acquire-" + System.nanoTime();
+        assertThat(acquire(resource, "owner-1", 10_000)).isEqualTo(1);
+        assertThat(redis.get(KEYS.lock(resource))).isEqualTo("owner-1");
+        assertThat(redis.pttl(KEYS.lock(resource))).isBetween(1L, 10_000L);
+        assertThat(redis.get(KEYS.fence(resource))).isEqualTo("1");
+        assertThat(redis.ttl(KEYS.fence(resource))).as("the counter never expires").isEqualTo(-1);
+
+        long held = acquire(resource, "owner-2", 10_000);
+        assertThat(held).as("minus the holder's remaining TTL").isBetween(-10_000L, -1L);
+        assertThat(redis.get(KEYS.fence(resource))).as("no fence for a failed attempt").isEqualTo("1");
+
+        redis.del(KEYS.lock(resource));
+        assertThat(acquire(resource, "owner-2", 10_000)).isEqualTo(2);
+    }
+
+    @Test
+    void acquireLeavesNoLockBehindWhenTheCounterIsUnusable() {
+        String resource = "broken-" + System.nanoTime();
+        redis.sadd(KEYS.fence(resource), "not a counter");
+        assertThatThrownBy(() -> acquire(resource, "owner-1", 10_000))
+                .isInstanceOf(RedisCommandExecutionException.class)
+                .hasMessageContaining("WRONGTYPE");
+        assertThat(redis.exists(KEYS.lock(resource))).isZero();
+    }
+
+    @Test
+    void releaseDeletesOnlyTheOwnersLockAndAnnouncesIt() throws Exception {
+        String resource = "release-" + System.nanoTime();
+        acquire(resource, "owner-1", 10_000);
+        BlockingQueue<String> heard = new LinkedBlockingQueue<>();
+        try (StatefulRedisPubSubConnection<String, String> pubSub = client.connectPubSub()) {
+            pubSub.addListener(new RedisPubSubAdapter<>() {
+                @Override
+                public void message(String channel, String message) {
+                    heard.add(channel + "=" + message);
+                }
+            });
+            pubSub.sync().subscribe(KEYS.releaseChannel(resource));
+
+            String[] lock = {KEYS.lock(resource)};
+            assertThat(LuaScript.RELEASE.run(redis, lock, "someone-else", KEYS.releaseChannel(resource), "1")).isZero();
+            assertThat(redis.get(KEYS.lock(resource))).isEqualTo("owner-1");
+
+            assertThat(LuaScript.RELEASE.run(redis, lock, "owner-1", KEYS.releaseChannel(resource), "1")).isEqualTo(1);
+            assertThat(redis.exists(KEYS.lock(resource))).isZero();
+            assertThat(heard.poll(5, TimeUnit.SECONDS)).isEqualTo(KEYS.releaseChannel(resource) + "=1");
+            assertThat(redis.get(KEYS.fence(resource))).as("the counter stays").isEqualTo("1");
+
+            assertThat(LuaScript.RELEASE.run(redis, lock, "owner-1", KEYS.releaseChannel(resource), "1"))
+                    .as("releasing twice").isZero();
+            assertThat(heard.poll(100, TimeUnit.MILLISECONDS)).as("nothing announced for nothing released").isNull();
+        }
+    }
+
+    @Test
+    void extendResetsOnlyTheOwnersTtlAndNeverRevivesAnExpiredLock() {
+        String resource = "extend-" + System.nanoTime();
+        acquire(resource, "owner-1", 1_000);
+        String[] lock = {KEYS.lock(resource)};
+        assertThat(LuaScript.EXTEND.run(redis, lock, "someone-else", "60000")).isZero();
+        assertThat(redis.pttl(KEYS.lock(resource))).isLessThanOrEqualTo(1_000);
+
+        assertThat(LuaScript.EXTEND.run(redis, lock, "owner-1", "60000")).isEqualTo(1);
+        assertThat(redis.pttl(KEYS.lock(resource))).isGreaterThan(1_000);
+
+        redis.del(KEYS.lock(resource));
+        assertThat(LuaScript.EXTEND.run(redis, lock, "owner-1", "60000")).isZero();
+        assertThat(redis.exists(KEYS.lock(resource))).isZero();
+    }
+
+    @Test
+    void theDigestRunByEvalshaIsTheOneRedisComputesOnScriptLoad() {
+        for (LuaScript script : new LuaScript[] {LuaScript.ACQUIRE, LuaScript.RELEASE, LuaScript.EXTEND}) {
+            assertThat(redis.scriptLoad(read(script.name()))).as(script.name()).isEqualTo(script.sha1());
+        }
+    }
+
+    private static String read(String name) {
+        try (var in = LuaScript.class.getResourceAsStream(name)) {
+            return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+}

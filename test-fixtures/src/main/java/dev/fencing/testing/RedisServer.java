@@ -1,0 +1,325 @@
+package dev.fencing.testing;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One {@code redis-server} process started by {@link RedisServers}, on {@code 127.0.0.1} and
+ * a port of its own that it keeps across {@link #restart()}.
+ *
+ * <pre>{@code
+ * RedisServer server = servers.start();
+ * RedisClient client = RedisClient.create(server.uri());
+ * server.pause();      // the process is stopped (SIGSTOP): commands hang until resume()
+ * server.resume();
+ * server.kill();       // SIGKILL; isRunning() is false
+ * server.restart();    // a fresh, empty server on the same port
+ * }</pre>
+ *
+ * <p>Servers keep no data across a kill or restart (no persistence) and come back as
+ * primaries: a replica that is restarted must be made a replica again.
+ */
+public final class RedisServer {
+
+    static final String HOST = "127.0.0.1";
+    private static final Duration STARTUP = Duration.ofSeconds(10);
+    private static final Duration EXIT = Duration.ofSeconds(10);
+    private static final Duration REPLY = Duration.ofSeconds(2);
+    private static final Duration POLL = Duration.ofMillis(10);
+
+    /** The port was taken between choosing it and binding it. */
+    static final class PortInUse extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        PortInUse(String message) {
+            super(message);
+        }
+    }
+
+    private final RedisServers owner;
+    private final int port;
+    private final Path directory;
+    private Process process;
+    private boolean paused;
+
+    RedisServer(RedisServers owner, int port, Path directory) {
+        this.owner = owner;
+        this.port = port;
+        this.directory = directory;
+    }
+
+    /** Always {@code 127.0.0.1}. */
+    public String host() {
+        return HOST;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    /** A Lettuce-style URI, {@code redis://127.0.0.1:<port>}. */
+    public String uri() {
+        return "redis://" + HOST + ":" + port;
+    }
+
+    /**
+     * The process id of the running server.
+     *
+     * @throws IllegalStateException if it is not running
+     */
+    public synchronized long pid() {
+        return running().pid();
+    }
+
+    /** True while the process is alive, paused or not. */
+    public synchronized boolean isRunning() {
+        return process != null && process.isAlive();
+    }
+
+    /** True between {@link #pause()} and {@link #resume()} (or the process's end). */
+    public synchronized boolean isPaused() {
+        return paused && isRunning();
+    }
+
+    /**
+     * Makes this server a replica of {@code primary} ({@code REPLICAOF}) and waits until the
+     * replication link is up and the initial sync is done.
+     *
+     * @throws IllegalStateException if the link is not up within 10 seconds
+     */
+    public void replicaOf(RedisServer primary) {
+        call("REPLICAOF", primary.host(), Integer.toString(primary.port()));
+        long deadline = System.nanoTime() + STARTUP.toNanos();
+        String info = "";
+        while (System.nanoTime() < deadline) {
+            info = String.valueOf(call("INFO", "replication"));
+            if (info.contains("master_link_status:up") && info.contains("master_sync_in_progress:0")) {
+                return;
+            }
+            pauseBriefly();
+        }
+        throw new IllegalStateException(this + " did not connect to its primary " + primary
+                + " within " + STARTUP.toSeconds() + " s. INFO replication:\n" + info);
+    }
+
+    /** Makes this server a primary again ({@code REPLICAOF NO ONE}); it keeps its data. */
+    public void promote() {
+        call("REPLICAOF", "NO", "ONE");
+    }
+
+    /**
+     * Stops the process with SIGSTOP and returns once the kernel reports it stopped. Clients can
+     * still connect (the kernel accepts the connection) but get no reply until {@link #resume()}.
+     */
+    public synchronized void pause() {
+        Process running = running();
+        if (paused) {
+            return;
+        }
+        signal(running, "STOP");
+        awaitState(running, 'T');
+        paused = true;
+    }
+
+    /** Continues a paused process with SIGCONT. Does nothing when it is not paused. */
+    public synchronized void resume() {
+        if (!paused) {
+            return;
+        }
+        paused = false;
+        if (isRunning()) {
+            signal(process, "CONT");
+        }
+    }
+
+    /**
+     * Shuts the server down cleanly ({@code SHUTDOWN NOSAVE}) and waits for the process to
+     * end. A paused server is resumed first. Does nothing when it is not running.
+     */
+    public synchronized void stop() {
+        if (!isRunning()) {
+            return;
+        }
+        resume();
+        try {
+            Resp.once(HOST, port, REPLY, "SHUTDOWN", "NOSAVE");
+        } catch (IOException expected) {
+            // The server closes the connection instead of replying.
+        }
+        awaitExit(process, "SHUTDOWN NOSAVE");
+    }
+
+    /** Kills the process with SIGKILL (paused or not) and waits for it to end. Idempotent. */
+    public synchronized void kill() {
+        paused = false;
+        if (process == null) {
+            return;
+        }
+        process.destroyForcibly();
+        awaitExit(process, "SIGKILL");
+    }
+
+    /**
+     * Stops the server if it is running, then starts a fresh one on the same port and returns
+     * once it answers {@code PING}. The new server is an empty primary.
+     */
+    public synchronized void restart() {
+        owner.checkOpen();
+        stop();
+        launch();
+    }
+
+    /** Sends one command on a fresh connection and returns the reply (see {@link Resp}). */
+    Object call(String... command) {
+        try {
+            return Resp.once(HOST, port, REPLY, command);
+        } catch (IOException e) {
+            throw new UncheckedIOException(this + " did not answer " + command[0], e);
+        }
+    }
+
+    synchronized void launch() {
+        try {
+            Files.createDirectories(directory);
+            Path pidFile = directory.resolve("redis.pid");
+            Files.deleteIfExists(pidFile);
+            ProcessBuilder builder = new ProcessBuilder(List.of(owner.executable(),
+                    "--port", Integer.toString(port), "--bind", HOST,
+                    "--save", "", "--appendonly", "no", "--daemonize", "no",
+                    // A replica's first sync would otherwise wait 5 s for more replicas to join.
+                    "--repl-diskless-sync-delay", "0",
+                    "--dir", directory.toString(), "--pidfile", pidFile.toString()))
+                    .directory(directory.toFile())
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log().toFile()));
+            process = builder.start();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot start " + owner.executable() + " on port " + port, e);
+        }
+        paused = false;
+        ProcessReaper.register(process);
+        awaitPing(process);
+    }
+
+    private void awaitPing(Process started) {
+        long deadline = System.nanoTime() + STARTUP.toNanos();
+        IOException last = null;
+        while (System.nanoTime() < deadline) {
+            if (!started.isAlive()) {
+                String log = logTail();
+                String message = "redis-server on port " + port + " exited with code " + started.exitValue()
+                        + " while starting. End of its log:\n" + log;
+                throw log.contains("Address already in use") ? new PortInUse(message) : new IllegalStateException(message);
+            }
+            try {
+                if ("PONG".equals(Resp.once(HOST, port, REPLY, "PING"))) {
+                    return;
+                }
+            } catch (IOException e) {
+                last = e;
+            }
+            pauseBriefly();
+        }
+        started.destroyForcibly();
+        throw new IllegalStateException("redis-server on port " + port + " did not answer PING within "
+                + STARTUP.toSeconds() + " s. End of its log:\n" + logTail(), last);
+    }
+
+    private Process running() {
+        if (!isRunning()) {
+            throw new IllegalStateException(this + " is not running");
+        }
+        return process;
+    }
+
+    private void awaitExit(Process target, String how) {
+        try {
+            if (!target.waitFor(EXIT.toMillis(), TimeUnit.MILLISECONDS)) {
+                target.destroyForcibly();
+                if (!target.waitFor(EXIT.toMillis(), TimeUnit.MILLISECONDS)) {
+                    throw new IllegalStateException(this + " (pid " + target.pid() + ") did not end after " + how);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            target.destroyForcibly();
+            throw new IllegalStateException("interrupted while waiting for " + this + " to end", e);
+        }
+        try {
+            Files.deleteIfExists(directory.resolve("redis.pid"));
+        } catch (IOException ignored) {
+            // The watchdog only reads pid files of processes that may still run.
+        }
+    }
+
+    private static void signal(Process target, String signal) {
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(target.pid()))
+                    .redirectErrorStream(true).start();
+            String output = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (kill.waitFor() != 0) {
+                throw new IllegalStateException("kill -" + signal + " " + target.pid() + " failed: " + output);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot run kill -" + signal, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while sending SIG" + signal, e);
+        }
+    }
+
+    /** Waits until /proc reports the process in {@code state} (Linux); elsewhere returns at once. */
+    private static void awaitState(Process target, char state) {
+        Path stat = Path.of("/proc", Long.toString(target.pid()), "stat");
+        if (!Files.exists(stat)) {
+            return;
+        }
+        long deadline = System.nanoTime() + EXIT.toNanos();
+        while (System.nanoTime() < deadline) {
+            try {
+                String text = Files.readString(stat);
+                // pid (comm) state ...: comm may hold spaces, so read after the last ')'.
+                if (text.charAt(text.lastIndexOf(')') + 2) == state) {
+                    return;
+                }
+            } catch (IOException | IndexOutOfBoundsException e) {
+                return;
+            }
+            pauseBriefly();
+        }
+        throw new IllegalStateException("process " + target.pid() + " did not reach state " + state);
+    }
+
+    private static void pauseBriefly() {
+        try {
+            Thread.sleep(POLL.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for redis-server", e);
+        }
+    }
+
+    private Path log() {
+        return directory.resolve("redis.log");
+    }
+
+    private String logTail() {
+        try {
+            String text = Files.readString(log(), StandardCharsets.UTF_8);
+            return text.length() <= 2000 ? text : text.substring(text.length() - 2000);
+        } catch (IOException e) {
+            return "(no log: " + e.getMessage() + ")";
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "redis-server " + HOST + ":" + port;
+    }
+}
