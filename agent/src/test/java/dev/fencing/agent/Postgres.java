@@ -42,6 +42,36 @@ final class Postgres implements AutoCloseable {
         }
     }
 
+    /** A guard table of epoch mode for this test, dropped on close. */
+    Guard guardTable() throws SQLException {
+        return new Guard(table + "_epochs");
+    }
+
+    final class Guard implements AutoCloseable {
+        final String name;
+
+        private Guard(String name) throws SQLException {
+            this.name = name;
+            execute("CREATE TABLE " + name + " (lock_name VARCHAR(255) PRIMARY KEY, fence BIGINT NOT NULL)");
+        }
+
+        /** The fence of a lock's guard row; 0 when there is none. */
+        long fence(String lock) throws SQLException {
+            try (Connection c = DriverManager.getConnection(URL);
+                 PreparedStatement read = c.prepareStatement("SELECT fence FROM " + name + " WHERE lock_name = ?")) {
+                read.setString(1, lock);
+                try (ResultSet row = read.executeQuery()) {
+                    return row.next() ? row.getLong(1) : 0;
+                }
+            }
+        }
+
+        @Override
+        public void close() throws SQLException {
+            execute("DROP TABLE IF EXISTS " + name);
+        }
+    }
+
     /** A configuration file fencing this table, plus {@code extra} lines. */
     Path config(Path directory, String... extra) throws Exception {
         Path file = directory.resolve("fencing-" + table + ".properties");
