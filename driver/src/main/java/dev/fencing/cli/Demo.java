@@ -4,6 +4,7 @@ import dev.fencing.Fence;
 import dev.fencing.FencingConfig;
 import dev.fencing.StaleFenceException;
 import dev.fencing.jdbc.FencingDataSource;
+import dev.fencing.lock.FencedLocks;
 import dev.fencing.lock.JdbcFencedLocks;
 import dev.fencing.lock.Lease;
 import dev.fencing.lock.RedisFencedLocks;
@@ -84,7 +85,7 @@ final class Demo {
         CountDownLatch bPaid = new CountDownLatch(1);
         AtomicReference<Boolean> rejected = new AtomicReference<>(false);
         AtomicReference<Exception> failure = new AtomicReference<>();
-        try (LockService locks = LockService.open(raw, redisUri)) {
+        try (FencedLocks locks = openLocks(raw, redisUri)) {
             Thread workerA = new Thread(() -> {
                 try (Lease lease = locks.acquire(RESOURCE, TTL, Duration.ofSeconds(5))) {
                     log("A", lease.fence(), "acquired the lock on " + RESOURCE + " (ttl " + TTL.toMillis() + " ms)");
@@ -195,35 +196,8 @@ final class Demo {
     }
 
     /** The lock kind the demo runs with: the database's own (default) or Redis. */
-    private interface LockService extends AutoCloseable {
-        Lease acquire(String resource, Duration ttl, Duration maxWait);
-
-        @Override
-        void close();
-
-        static LockService open(DataSource raw, String redisUri) {
-            if (redisUri != null) {
-                RedisFencedLocks redis = RedisFencedLocks.create(redisUri);
-                return new LockService() {
-                    public Lease acquire(String resource, Duration ttl, Duration maxWait) {
-                        return redis.acquire(resource, ttl, maxWait);
-                    }
-
-                    public void close() {
-                        redis.close();
-                    }
-                };
-            }
-            JdbcFencedLocks jdbc = JdbcFencedLocks.builder(raw).tableName(LOCKS).build();
-            return new LockService() {
-                public Lease acquire(String resource, Duration ttl, Duration maxWait) {
-                    return jdbc.acquire(resource, ttl, maxWait);
-                }
-
-                public void close() {
-                    jdbc.close();
-                }
-            };
-        }
+    private static FencedLocks openLocks(DataSource raw, String redisUri) {
+        return redisUri != null ? RedisFencedLocks.create(redisUri)
+                : JdbcFencedLocks.builder(raw).tableName(LOCKS).build();
     }
 }

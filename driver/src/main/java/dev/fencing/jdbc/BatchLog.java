@@ -61,6 +61,11 @@ final class BatchLog {
     }
 
     /** How many distinct (lock, fence) pairs the entries writing epoch-mode tables carry. */
+    /** The fenced table of the first fenced entry, or null when no entry writes a fenced table. */
+    String firstFencedTable() {
+        return fenced.isEmpty() ? null : fenced.get(0).plan().fencedTable();
+    }
+
     int epochWrites() {
         return epochLocks == null ? 0 : epochLocks.size();
     }

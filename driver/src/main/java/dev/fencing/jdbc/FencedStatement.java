@@ -407,6 +407,19 @@ class FencedStatement implements Statement {
      * carry. When it refuses, the driver's batch is cleared: its entries are never sent unchecked.
      */
     private void guardBatch(BatchLog log) throws SQLException {
+        String fencedTable = log == null ? null : log.firstFencedTable();
+        if (fencedTable != null && Fence.current().isEmpty()) {
+            // each entry carries the fence it was added under, but the scope that issued it is over
+            MissingFenceException missing = new MissingFenceException(fencedTable, "no fence in scope when the batch"
+                    + " that writes fenced table " + fencedTable + " was executed; the batch was cleared and nothing was"
+                    + " sent. Keep the fence's scope open until executeBatch returns.");
+            try {
+                delegate.clearBatch();
+            } catch (SQLException suppressed) {
+                missing.addSuppressed(suppressed);
+            }
+            throw missing;
+        }
         EpochGuard epoch = connection.epoch();
         if (epoch != null) {
             try {

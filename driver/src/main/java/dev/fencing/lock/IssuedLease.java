@@ -79,6 +79,11 @@ final class IssuedLease implements Lease {
         return state == State.HELD;
     }
 
+    /** How long this process still believes the lease held, in milliseconds (0 when not). */
+    synchronized long believedRemainingMillis() {
+        return Math.max(0, TimeUnit.NANOSECONDS.toMillis(heldUntilNanos - System.nanoTime()));
+    }
+
     /** Whether a watchdog still renews this lease. */
     synchronized boolean isRenewing() {
         return renewal != null;

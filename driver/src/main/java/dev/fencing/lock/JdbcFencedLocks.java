@@ -72,7 +72,7 @@ import javax.sql.DataSource;
  *
  * <p>Thread-safe.
  */
-public final class JdbcFencedLocks implements AutoCloseable {
+public final class JdbcFencedLocks implements FencedLocks {
 
     /** The default table name. */
     public static final String DEFAULT_TABLE = "fencing_locks";

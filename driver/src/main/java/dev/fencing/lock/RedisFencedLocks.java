@@ -74,7 +74,7 @@ import java.util.concurrent.ScheduledExecutorService;
  * <p>Thread-safe; one instance per application and Redis is enough. Closing it closes its
  * connections and stops its renewals; leases still open then expire by their TTL.
  */
-public final class RedisFencedLocks implements AutoCloseable {
+public final class RedisFencedLocks implements FencedLocks {
 
     private final LeaseIssuer issuer;
     private final String address;

@@ -40,7 +40,10 @@ final class Watchdog implements AutoCloseable {
     /** Starts renewing {@code lease}; the returned future is cancelled to stop. */
     ScheduledFuture<?> watch(IssuedLease lease) {
         long period = Math.max(1, lease.ttlMillis() / 3);
-        return executor.scheduleWithFixedDelay(() -> renew(lease), period, period, TimeUnit.MILLISECONDS);
+        // A slow acquire (a first connection, a loaded store) may have used much of the TTL:
+        // the first renewal comes by half of what is left, not a full period after the acquire.
+        long first = Math.max(0, Math.min(period, lease.believedRemainingMillis() / 2));
+        return executor.scheduleWithFixedDelay(() -> renew(lease), first, period, TimeUnit.MILLISECONDS);
     }
 
     private static void renew(IssuedLease lease) {

@@ -308,6 +308,14 @@ public final class StatementAnalyzer {
                 // MERGE, REPLACE and TRUNCATE are never spliced, so only their kind must agree
                 boolean agree = site.kind == write.kind()
                         && (site.kind == ParsedWrites.Kind.OTHER || write.target().equals(site.target(tokens)));
+                if (write.multiTable() || site.multiTable) {
+                    // MariaDB writes any of the tables it names, whichever comes first
+                    String refusal = multiTableWrite(write, raw);
+                    if (refusal != null) {
+                        return refusal;
+                    }
+                    continue;
+                }
                 if (fenced == null && agree) {
                     continue;
                 }
@@ -322,7 +330,7 @@ public final class StatementAnalyzer {
                             + " of " + write.target() + ")";
                 }
                 if (config.modeOf(fenced) == FencingConfig.Mode.EPOCH) {
-                    String refusal = epochWrite(write, raw);
+                    String refusal = epochWrite(write);
                     if (refusal != null) {
                         return refusal;
                     }
@@ -332,10 +340,6 @@ public final class StatementAnalyzer {
                 if (write.kind() == ParsedWrites.Kind.OTHER) {
                     return write.description() + " on fenced table " + fencedTable + " cannot carry the fence check"
                             + (write.description().equals("MERGE") ? "; write it as INSERT .. ON CONFLICT or UPDATE" : "");
-                }
-                if (write.multiTable()) {
-                    return "a " + write.description() + " of several tables naming fenced table " + fencedTable
-                            + " cannot carry the check; write each table in its own statement";
                 }
                 if (write.mysqlUpsert()) {
                     return "INSERT .. ON DUPLICATE KEY UPDATE on fenced table " + fencedTable
@@ -358,23 +362,40 @@ public final class StatementAnalyzer {
         /**
          * A write to an epoch-mode table needs no rewrite: the guard row, checked in the same
          * transaction, protects INSERT, UPDATE, DELETE, MERGE and upserts alike. Only what bypasses
-         * row-level writing altogether is refused, and a multi-table write that may also touch a
-         * row-mode table.
+         * row-level writing altogether is refused.
          */
-        private String epochWrite(ParsedWrites.ParsedWrite write, String raw) {
+        private String epochWrite(ParsedWrites.ParsedWrite write) {
             if (write.description().equals("TRUNCATE")) {
                 return "TRUNCATE on fenced table " + fencedTable + " is refused (it is not a row-level write; delete the rows "
                         + "instead)";
             }
-            if (write.multiTable()) {
-                for (TableName table : config.tables()) {
-                    if (config.modeOf(table) == FencingConfig.Mode.ROW && new FencedNameFilter(java.util.Set.of(table))
-                            .mayNameFencedTable(raw)) {
-                        return "a " + write.description() + " of several tables that may write row-mode table " + table
-                                + " cannot carry its check; write each table in its own statement";
+            return null;
+        }
+
+        /**
+         * A write of several tables (MariaDB) may change any table it names, not only the first:
+         * refused when it names a row-mode fenced table, guarded when it names only epoch-mode ones.
+         */
+        private String multiTableWrite(ParsedWrites.ParsedWrite write, String raw) {
+            boolean epochOnly = true;
+            TableName named = null;
+            for (TableName table : config.tables()) {
+                if (new FencedNameFilter(java.util.Set.of(table)).mayNameFencedTable(raw)) {
+                    if (named == null || config.modeOf(table) == FencingConfig.Mode.ROW) {
+                        named = table;
                     }
+                    epochOnly &= config.modeOf(table) == FencingConfig.Mode.EPOCH;
                 }
             }
+            if (named == null) {
+                return null;
+            }
+            fencedTable = named.toString();
+            if (!epochOnly) {
+                return "a " + write.description() + " of several tables that names fenced table " + fencedTable
+                        + " cannot carry the check (it may write any table it names); write each table in its own statement";
+            }
+            epochWrites++;
             return null;
         }
 
@@ -491,6 +512,18 @@ public final class StatementAnalyzer {
             }
             query.append("SELECT MAX(COALESCE(").append(qualifier).append('.')
                     .append(config.column()).append(", 0)) FROM ");
+            boolean usingNamesTarget = dialect == Dialect.MARIADB && site.kind == ParsedWrites.Kind.DELETE
+                    && site.fromKeyword >= 0;
+            if (usingNamesTarget) {
+                // MariaDB's DELETE .. USING lists the target among its tables: naming it again is an error
+                query.append(sql, tokens.start(site.fromKeyword + 1), tokens.end(site.fromLast));
+                parameters = append(parameters, site.fromKeyword + 1, site.fromLast);
+                if (site.whereKeyword >= 0) {
+                    query.append(" WHERE ").append(sql, tokens.start(site.whereKeyword + 1), tokens.end(site.whereLast));
+                    parameters = append(parameters, site.whereKeyword + 1, site.whereLast);
+                }
+                return ZeroRowCheck.newestFenceQuery(query.toString(), parameters);
+            }
             int targetEnd = site.alias >= 0 ? site.alias : site.targetLast;
             query.append(sql, tokens.start(site.targetFirst), tokens.end(targetEnd));
             if (site.fromKeyword >= 0) {

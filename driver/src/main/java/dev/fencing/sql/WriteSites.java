@@ -27,6 +27,8 @@ final class WriteSites {
         int targetLast = -1;
         int alias = -1;
         String unsupported;
+        /** True when the text shows more tables than the target where the write may land (MariaDB forms). */
+        boolean multiTable;
 
         // UPDATE / DELETE
         int assignmentsLast = -1;
@@ -219,6 +221,7 @@ final class WriteSites {
         }
         if (!tokens.isWord(i, "SET") || tokens.depth(i) != depth) {
             site.unsupported = "an UPDATE of several tables or of an unexpected shape (expected SET after the target)";
+            site.multiTable = true;
             return;
         }
         int stop = findClause(i + 1, to, depth,
@@ -255,6 +258,7 @@ final class WriteSites {
             site.fromLast = next - 1;
         } else if (i < to && !isAnyWord(i, FROM_STOPS)) {
             site.unsupported = "a DELETE of several tables or of an unexpected shape";
+            site.multiTable = true;
             return;
         }
         whereAndTail(site, next, to, depth);

@@ -457,15 +457,33 @@ abstract class FencedWritesContract extends OrdersFixture {
             update.setLong(2, 1);
             update.addBatch();
         }
-        try (Fence.Scope scope = Fence.enter(8)) {
+        try (Fence.Scope outer = Fence.enter(8)) {
             update.setLong(1, 2);
             update.setLong(2, 2);
             update.addBatch();
+            assertThat(update.executeBatch()).containsExactly(1, 1);
         }
-        // no fence in scope when the batch runs: the entries carry their own
-        assertThat(update.executeBatch()).containsExactly(1, 1);
         assertThat(order(1)).isEqualTo(new Order(1, "pending", 1, 6));
         assertThat(order(2)).isEqualTo(new Order(2, "pending", 2, 8));
+    }
+
+    @Test
+    void aBatchExecutedAfterItsFenceScopeClosedIsRefusedAndCleared() throws SQLException {
+        seed(1, "pending", 100, 5);
+        PreparedStatement update = connection().prepareStatement("UPDATE orders SET amount = ? WHERE id = ?");
+        try (Fence.Scope scope = Fence.enter(6)) {
+            update.setLong(1, 1);
+            update.setLong(2, 1);
+            update.addBatch();
+        }
+
+        assertThatThrownBy(update::executeBatch).isInstanceOf(MissingFenceException.class)
+                .hasMessageContaining("nothing was sent");
+        assertThat(order(1)).isEqualTo(new Order(1, "pending", 100, 5));
+        try (Fence.Scope scope = Fence.enter(6)) {
+            assertThat(update.executeBatch()).isEmpty();
+        }
+        assertThat(order(1)).isEqualTo(new Order(1, "pending", 100, 5));
     }
 
     @Test
