@@ -1,0 +1,98 @@
+package dev.fencing.agent;
+
+import dev.fencing.agent.bootstrap.AgentBridge;
+import net.bytebuddy.asm.Advice;
+import net.bytebuddy.implementation.bytecode.assign.Assigner;
+
+/**
+ * The code inlined into instrumented methods. It calls only {@link AgentBridge} (on the bootstrap
+ * loader, visible from every class loader) and never suppresses an exception of its own: when
+ * the agent cannot fence a connection, the intercepted call throws.
+ */
+final class Advices {
+
+    private Advices() {
+    }
+
+    /** {@code Driver.connect(String, Properties)} declared to return {@code java.sql.Connection}. */
+    static final class DriverConnect {
+        @Advice.OnMethodEnter
+        static void enter() {
+            AgentBridge.enter();
+        }
+
+        @Advice.OnMethodExit(onThrowable = Throwable.class)
+        static void exit(@Advice.This Object driver, @Advice.Argument(0) String url,
+                         @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object connection,
+                         @Advice.Thrown Throwable thrown) throws Exception {
+            connection = AgentBridge.exit(driver, connection, thrown, url, false);
+        }
+    }
+
+    /** {@code getConnection()} / {@code getConnection(String, String)} of a data source, returning {@code java.sql.Connection}. */
+    static final class GetConnection {
+        @Advice.OnMethodEnter
+        static void enter() {
+            AgentBridge.enter();
+        }
+
+        @Advice.OnMethodExit(onThrowable = Throwable.class)
+        static void exit(@Advice.This Object dataSource,
+                         @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object connection,
+                         @Advice.Thrown Throwable thrown) throws Exception {
+            connection = AgentBridge.exit(dataSource, connection, thrown, null, false);
+        }
+    }
+
+    /**
+     * A connect / getConnection declared to return a subtype of {@code java.sql.Connection}: a
+     * fenced connection cannot be returned from it, so when it is the outermost call the hooks
+     * refuse (called through the interface, the bridge method is the outermost one instead).
+     */
+    static final class Covariant {
+        @Advice.OnMethodEnter
+        static void enter() {
+            AgentBridge.enter();
+        }
+
+        @Advice.OnMethodExit(onThrowable = Throwable.class)
+        static void exit(@Advice.This Object source,
+                         @Advice.Return(typing = Assigner.Typing.DYNAMIC) Object connection,
+                         @Advice.Thrown Throwable thrown) throws Exception {
+            AgentBridge.exit(source, connection, thrown, null, true);
+        }
+    }
+
+    /** A pool's own connection-making method: connections made there stay the pool's, unfenced. */
+    static final class PoolInternal {
+        @Advice.OnMethodEnter
+        static void enter() {
+            AgentBridge.enter();
+        }
+
+        @Advice.OnMethodExit(onThrowable = Throwable.class)
+        static void exit() {
+            AgentBridge.leave();
+        }
+    }
+
+    /** Redisson {@code RFencedLock.lockAndGetToken} / {@code tryLockAndGetToken}. */
+    static final class FencedLockToken {
+        @Advice.OnMethodExit(onThrowable = Throwable.class)
+        static void exit(@Advice.This Object lock, @Advice.Return(typing = Assigner.Typing.DYNAMIC) Object token,
+                         @Advice.Thrown Throwable thrown) {
+            if (thrown == null && token != null) {
+                AgentBridge.tokenAcquired(lock, token);
+            }
+        }
+    }
+
+    /** Redisson {@code unlock()}, {@code forceUnlock()}, {@code unlockAsync()}. */
+    static final class Unlock {
+        @Advice.OnMethodExit(onThrowable = Throwable.class)
+        static void exit(@Advice.This Object lock, @Advice.Origin("#m") String method,
+                         @Advice.Thrown Throwable thrown) {
+            AgentBridge.lockReleased(lock, method, thrown);
+        }
+    }
+}

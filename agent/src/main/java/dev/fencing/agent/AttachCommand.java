@@ -1,0 +1,66 @@
+package dev.fencing.agent;
+
+import com.sun.tools.attach.VirtualMachine;
+
+import java.io.PrintStream;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * {@code java -jar fencing-agent.jar attach <pid> [config-path]}: loads this jar into the running
+ * JVM {@code pid} (same user; a JDK, not a bare JRE, runs this command). The configuration path
+ * is made absolute here, since the target JVM may run in another directory; without it the
+ * target JVM finds its configuration itself ({@code fencing.config}, {@code FENCING_CONFIG},
+ * classpath {@code fencing.properties}).
+ */
+final class AttachCommand {
+
+    private static final String USAGE = "usage: java -jar fencing-agent.jar attach <pid> [config-path]";
+
+    private AttachCommand() {
+    }
+
+    /** Runs the command; returns the process exit status. */
+    static int run(String[] arguments, PrintStream out, PrintStream err) {
+        if (arguments.length < 2 || arguments.length > 3 || !arguments[0].equals("attach")) {
+            err.println(USAGE);
+            return 2;
+        }
+        String pid = arguments[1];
+        if (!pid.chars().allMatch(Character::isDigit)) {
+            err.println("not a process id: " + pid + "\n" + USAGE);
+            return 2;
+        }
+        String agentArguments = null;
+        if (arguments.length == 3) {
+            Path config = Path.of(arguments[2]).toAbsolutePath().normalize();
+            if (!Files.isReadable(config)) {
+                err.println("cannot read the configuration file " + config);
+                return 2;
+            }
+            agentArguments = AgentArguments.CONFIG + "=" + config;
+        }
+        String jar;
+        try {
+            jar = Path.of(AttachCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+        } catch (URISyntaxException e) {
+            err.println("cannot locate the agent jar: " + e);
+            return 1;
+        }
+        try {
+            VirtualMachine vm = VirtualMachine.attach(pid);
+            try {
+                vm.loadAgent(jar, agentArguments);
+            } finally {
+                vm.detach();
+            }
+        } catch (Exception e) {
+            err.println("attaching the fencing agent to " + pid + " failed: " + e);
+            err.println("(the agent's own error, if any, is printed by the target JVM)");
+            return 1;
+        }
+        out.println("fencing agent attached to " + pid + (agentArguments == null ? "" : " with " + agentArguments));
+        return 0;
+    }
+}

@@ -1,0 +1,174 @@
+package dev.fencing.agent;
+
+import net.bytebuddy.ByteBuddy;
+import net.bytebuddy.asm.Advice;
+import net.bytebuddy.asm.AsmVisitorWrapper;
+import net.bytebuddy.description.method.MethodDescription;
+import net.bytebuddy.description.type.TypeDescription;
+import net.bytebuddy.dynamic.ClassFileLocator;
+import net.bytebuddy.dynamic.DynamicType;
+import net.bytebuddy.dynamic.TypeResolutionStrategy;
+import net.bytebuddy.dynamic.scaffold.MethodGraph;
+import net.bytebuddy.dynamic.scaffold.TypeValidation;
+import net.bytebuddy.implementation.Implementation;
+import net.bytebuddy.matcher.ElementMatcher;
+import net.bytebuddy.pool.TypePool;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+
+import static net.bytebuddy.matcher.ElementMatchers.declaresMethod;
+import static net.bytebuddy.matcher.ElementMatchers.hasSuperType;
+import static net.bytebuddy.matcher.ElementMatchers.isAbstract;
+import static net.bytebuddy.matcher.ElementMatchers.named;
+import static net.bytebuddy.matcher.ElementMatchers.namedOneOf;
+import static net.bytebuddy.matcher.ElementMatchers.not;
+import static net.bytebuddy.matcher.ElementMatchers.returns;
+import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
+
+/**
+ * Weaves the advice into one class file, with Byte Buddy's type descriptions and advice but not
+ * its agent builder (whose set-up costs start-up time for what the agent does not need): the
+ * class file is read into a type pool, checked, and rewritten in place; it never gains a field
+ * or method, so the same weaving also serves retransformation (attach).
+ *
+ * <ul>
+ *   <li>{@code connect(String, Properties)} of a {@code java.sql.Driver} and
+ *       {@code getConnection()} / {@code getConnection(String, String)} of a
+ *       {@code javax.sql.CommonDataSource} (pgjdbc declares them in a base class that is not a
+ *       {@code DataSource}): {@link Advices.DriverConnect} / {@link Advices.GetConnection} when
+ *       declared to return {@code java.sql.Connection}, {@link Advices.Covariant} when declared
+ *       to return a subtype, and {@link BridgeAdvice} for the bridge over such a method;</li>
+ *   <li>the connection-making method of a known pool ({@link #POOL_INTERNALS}):
+ *       {@link Advices.PoolInternal};</li>
+ *   <li>Redisson's {@code RedissonFencedLock} token methods and {@code RedissonBaseLock} release
+ *       methods, matched by name (no Redisson at compile time).</li>
+ * </ul>
+ */
+final class Weaver {
+
+    private static final System.Logger LOG = System.getLogger("dev.fencing.agent");
+
+    /**
+     * Pool classes and their methods that open the connections the pool keeps (on its own
+     * threads, too): calls inside them are not the application's. Pools not listed still get
+     * each connection fenced once (a pool's proxy over a fenced connection is recognised through
+     * {@code isWrapperFor}); only the fenced layer then sits under the pool's proxy.
+     */
+    static final Map<String, String> POOL_INTERNALS = Map.of(
+            "com.zaxxer.hikari.pool.PoolBase", "newConnection",
+            "org.apache.commons.dbcp2.PoolableConnectionFactory", "makeObject",
+            "org.apache.tomcat.jdbc.pool.PooledConnection", "connect",
+            "io.agroal.pool.ConnectionFactory", "createConnection");
+
+    static final String REDISSON_FENCED_LOCK = "org.redisson.RedissonFencedLock";
+    static final String REDISSON_BASE_LOCK = "org.redisson.RedissonBaseLock";
+
+    private final ThreadLocal<Boolean> weaving = new ThreadLocal<>();
+
+    /**
+     * Byte Buddy and the matchers, made when the first class is woven rather than at start-up:
+     * loading Byte Buddy is most of what the agent costs, and an application pays it only when
+     * it loads a JDBC driver, data source or lock.
+     */
+    private static final class Lazy {
+        static final ElementMatcher.Junction<MethodDescription> CONNECT = named("connect")
+                .and(takesArguments(String.class, Properties.class)).and(not(isAbstract()));
+        static final ElementMatcher.Junction<MethodDescription> GET_CONNECTION = named("getConnection")
+                .and(takesArguments(0).or(takesArguments(String.class, String.class))).and(not(isAbstract()));
+        static final ElementMatcher.Junction<TypeDescription> CONNECTION = named("java.sql.Connection");
+        static final ElementMatcher.Junction<TypeDescription> CONNECTION_SUBTYPE =
+                hasSuperType(named("java.sql.Connection")).and(not(CONNECTION));
+        static final ByteBuddy BYTE_BUDDY = new ByteBuddy()
+                .with(TypeValidation.DISABLED)
+                .with(Implementation.Context.Disabled.Factory.INSTANCE)
+                .with(MethodGraph.Compiler.ForDeclaredMethods.INSTANCE);
+    }
+
+    /** The internal names of the classes woven by name: pool internals and Redisson's locks. */
+    static Set<String> namedTargets() {
+        List<String> names = new ArrayList<>();
+        POOL_INTERNALS.keySet().forEach(name -> names.add(name.replace('.', '/')));
+        names.add(REDISSON_FENCED_LOCK.replace('.', '/'));
+        names.add(REDISSON_BASE_LOCK.replace('.', '/'));
+        return Set.copyOf(names);
+    }
+
+    /**
+     * The class file with the advice woven in, or null when the class is none of the above (or
+     * cannot be woven: then logged as an error, since its connections are not intercepted).
+     */
+    byte[] weave(ClassLoader loader, String internalName, byte[] classfile) {
+        if (weaving.get() != null) {
+            return null; // a class loaded while weaving another: never one of ours to weave
+        }
+        weaving.set(Boolean.TRUE);
+        String name = internalName.replace('/', '.');
+        try {
+            ClassFileLocator locator = new ClassFileLocator.Compound(ClassFileLocator.Simple.of(name, classfile),
+                    ClassFileLocator.ForClassLoader.of(loader));
+            TypePool pool = new TypePool.Default.WithLazyResolution(new TypePool.CacheProvider.Simple(), locator,
+                    TypePool.Default.ReaderMode.FAST);
+            List<AsmVisitorWrapper> advice;
+            TypeDescription type;
+            try {
+                type = pool.describe(name).resolve();
+                advice = adviceFor(type);
+            } catch (RuntimeException | LinkageError e) {
+                // a super type whose class file cannot be read: the JVM cannot define the class either,
+                // unless its loader hides class files; say so, since a driver's connections would go unfenced
+                LOG.log(System.Logger.Level.WARNING, "fencing agent: cannot read the type hierarchy of " + name
+                        + "; if it is a JDBC driver or data source, its connections are NOT fenced: " + e);
+                return null;
+            }
+            if (advice.isEmpty()) {
+                return null;
+            }
+            DynamicType.Builder<?> builder = Lazy.BYTE_BUDDY.redefine(type, locator);
+            for (AsmVisitorWrapper wrapper : advice) {
+                builder = builder.visit(wrapper);
+            }
+            return builder.make(TypeResolutionStrategy.Disabled.INSTANCE, pool).getBytes();
+        } catch (RuntimeException | LinkageError e) {
+            LOG.log(System.Logger.Level.ERROR, "fencing agent: could not instrument " + name
+                    + "; connections it makes are NOT fenced", e);
+            return null;
+        } finally {
+            weaving.remove();
+        }
+    }
+
+    private static List<AsmVisitorWrapper> adviceFor(TypeDescription type) {
+        List<AsmVisitorWrapper> advice = new ArrayList<>();
+        if (type.isInterface()) {
+            return advice;
+        }
+        String name = type.getName();
+        if (declaresMethod(named("connect")).matches(type) && hasSuperType(named("java.sql.Driver")).matches(type)) {
+            advice.add(Advice.to(Advices.DriverConnect.class).on(Lazy.CONNECT.and(returns(Lazy.CONNECTION))));
+            advice.add(Advice.to(Advices.Covariant.class).on(Lazy.CONNECT.and(returns(Lazy.CONNECTION_SUBTYPE))));
+            advice.add(new BridgeAdvice());
+        } else if (declaresMethod(named("getConnection")).matches(type)
+                && hasSuperType(named("javax.sql.CommonDataSource")).matches(type)) {
+            advice.add(Advice.to(Advices.GetConnection.class).on(Lazy.GET_CONNECTION.and(returns(Lazy.CONNECTION))));
+            advice.add(Advice.to(Advices.Covariant.class).on(Lazy.GET_CONNECTION.and(returns(Lazy.CONNECTION_SUBTYPE))));
+            advice.add(new BridgeAdvice());
+        }
+        String poolMethod = POOL_INTERNALS.get(name);
+        if (poolMethod != null) {
+            advice.add(Advice.to(Advices.PoolInternal.class).on(named(poolMethod).and(not(isAbstract()))));
+        }
+        if (name.equals(REDISSON_FENCED_LOCK)) {
+            advice.add(Advice.to(Advices.FencedLockToken.class).on(
+                    namedOneOf("lockAndGetToken", "tryLockAndGetToken").and(returns(named("java.lang.Long")))));
+        }
+        if (name.equals(REDISSON_BASE_LOCK)) {
+            advice.add(Advice.to(Advices.Unlock.class).on(
+                    namedOneOf("unlock", "forceUnlock", "unlockAsync").and(takesArguments(0))));
+        }
+        return advice;
+    }
+}
