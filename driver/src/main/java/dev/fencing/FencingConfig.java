@@ -39,6 +39,8 @@ public final class FencingConfig {
     public static final String PARSE_TIMEOUT_MILLIS = "fencing.parse-timeout-millis";
     public static final String EPOCH_TABLE = "fencing.epoch-table";
     public static final String CONFIG = "fencing.config";
+    /** The prefix of the javaagent's own keys, which this class accepts and leaves to the agent. */
+    public static final String AGENT_PREFIX = "fencing.agent.";
     static final String TABLE_PREFIX = "fencing.table.";
     static final String TABLE_MODE_SUFFIX = ".mode";
 
@@ -413,6 +415,11 @@ public final class FencingConfig {
                 case EPOCH_TABLE -> epochTable(text);
                 case CONFIG -> { /* resolved by whoever reads configuration sources */ }
                 default -> {
+                    if (key.startsWith(AGENT_PREFIX)) {
+                        // the javaagent's own keys: read (and validated) by the agent, so that one
+                        // fencing.properties serves the agent and the jdbc:fencing: driver alike
+                        return this;
+                    }
                     if (key.startsWith(TABLE_PREFIX) && key.endsWith(TABLE_MODE_SUFFIX)
                             && key.length() > TABLE_PREFIX.length() + TABLE_MODE_SUFFIX.length()) {
                         String table = key.substring(TABLE_PREFIX.length(), key.length() - TABLE_MODE_SUFFIX.length());

@@ -102,4 +102,13 @@ class FencingConfigTest {
         assertThat(configured.matches(TableName.parse("archive.payments"))).isFalse();
         assertThat(TableName.parse("payments").matches(TableName.parse("archive.payments"))).isTrue();
     }
+
+    @Test
+    void theAgentsOwnKeysAreLeftToTheAgentSoOneFileServesBoth() {
+        Properties properties = new Properties();
+        properties.setProperty("fencing.tables", "orders");
+        properties.setProperty("fencing.agent.exclude-urls", "jdbc:postgresql://*/migrations*");
+
+        assertThat(FencingConfig.fromProperties(properties).tables()).containsExactly(TableName.of(null, "orders"));
+    }
 }
