@@ -147,9 +147,19 @@ final class EpochGuard {
                 failure.addSuppressed(e);
             }
         }
-        if (controlsTransaction) {
+        if (controlsTransaction || rolledBackByDatabase(failure)) {
             transactionEnded(false);
         }
+    }
+
+    /** Class 40 (deadlock, serialization failure): the database may have rolled the whole transaction back. */
+    private static boolean rolledBackByDatabase(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof SQLException sql && sql.getSQLState() != null && sql.getSQLState().startsWith("40")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -235,7 +245,11 @@ final class EpochGuard {
     }
 
     /** True when the open transaction has checked (lock, fence); a newer fence checked in it means stale. */
-    private boolean isChecked(String lock, long fence, String table) throws StaleFenceException {
+    private boolean isChecked(String lock, long fence, String table) throws SQLException {
+        if (checked != null && database.getAutoCommit()) {
+            // the transaction the check belonged to ended behind the driver's back (SET autocommit ..)
+            transactionEnded(false);
+        }
         Long done = checked == null ? null : checked.get(lock);
         if (done == null) {
             return false;

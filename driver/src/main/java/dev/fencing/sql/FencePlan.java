@@ -182,9 +182,10 @@ public final class FencePlan {
     }
 
     /**
-     * True when the text begins, commits, rolls back or marks a savepoint of a transaction itself
-     * (only reported when epoch tables are configured): what the connection knows about the current
-     * transaction no longer holds after it.
+     * True when the text may begin, end or roll back the transaction it runs in (only reported when
+     * epoch tables are configured): transaction control, and every statement that is not a plain
+     * query or write (DDL commits implicitly on MariaDB and H2, {@code SET autocommit} ..). What the
+     * connection knows about the current transaction no longer holds after it.
      */
     public boolean controlsTransaction() {
         return controlsTransaction;

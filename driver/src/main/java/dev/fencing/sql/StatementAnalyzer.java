@@ -26,8 +26,14 @@ public final class StatementAnalyzer {
     private static final System.Logger LOG = System.getLogger(StatementAnalyzer.class.getName());
 
     private static final String[] DYNAMIC_HEADS = {"CALL", "EXEC", "EXECUTE", "DO", "PREPARE", "RUNSCRIPT"};
-    private static final String[] TRANSACTION_CONTROL = {"BEGIN", "START", "COMMIT", "END", "ROLLBACK", "ABORT",
-            "SAVEPOINT", "RELEASE"};
+    /**
+     * The statement kinds that cannot end the transaction they run in. With epoch tables, any
+     * other text (transaction control, DDL that MariaDB and H2 commit implicitly, {@code SET
+     * autocommit}, {@code LOCK TABLES}, procedure calls ..) is reported as ending it, so that the
+     * connection checks the guard again instead of trusting a check the database has let go of.
+     */
+    private static final String[] CANNOT_END_TRANSACTION = {"SELECT", "INSERT", "UPDATE", "DELETE", "MERGE", "WITH",
+            "VALUES", "TABLE", "SHOW", "EXPLAIN"};
 
     private final FencingConfig config;
     private final Dialect dialect;
@@ -56,7 +62,7 @@ public final class StatementAnalyzer {
     /** The plan of a statement text; never throws for bad SQL (refusals are plans). */
     public FencePlan plan(String sql) {
         if (sql == null || (!filter.mayNameFencedTable(sql) && !mayRunDynamicSql(sql)
-                && !(epochTables && startsWithAny(sql, TRANSACTION_CONTROL)))) {
+                && !(epochTables && !startsWithAny(sql, CANNOT_END_TRANSACTION)))) {
             return FencePlan.passThrough(sql);
         }
         return cache.get(sql, this::analyze);
@@ -230,7 +236,7 @@ public final class StatementAnalyzer {
          */
         String statement(int from, int to, int rawFrom, int rawTo) {
             String raw = sql.substring(rawFrom, rawTo);
-            if (epochTables && isAnyWord(from, TRANSACTION_CONTROL)) {
+            if (epochTables && !(tokens.kind(from) == SqlTokens.OPEN || isAnyWord(from, CANNOT_END_TRANSACTION))) {
                 controlsTransaction = true;
             }
             // Decided on the raw text, comments and strings included: where this lexer and the

@@ -169,7 +169,48 @@ abstract class EpochGuardContract extends OrdersFixture {
         assertThat(guard(lockName)).isEqualTo(fence);
     }
 
+    /**
+     * Statements this database runs that end the open transaction without the driver's
+     * commit() (implicit commits, SET autocommit); none on PostgreSQL, whose DDL is transactional.
+     */
+    List<String> statementsThatEndTheTransaction() {
+        return List.of();
+    }
+
     // ---- the stale holder ------------------------------------------------------------------
+
+    @Test
+    void aTransactionTheDatabaseEndedBehindTheDriversBackIsCheckedAgain() throws Exception {
+        account(1, 100);
+        long fence = 100;
+        for (String ender : statementsThatEndTheTransaction()) {
+            Connection a = connection(process());
+            a.setAutoCommit(false);
+            long stale = fence;
+            as(lock, stale, () -> { update(a, "UPDATE accounts SET balance = 5 WHERE id = 1"); return null; });
+            as(lock, stale, () -> {
+                try (Statement statement = a.createStatement()) {
+                    statement.execute(ender);
+                }
+                return null;
+            });
+            as(lock, stale + 1, () -> {
+                try (Connection b = process().getConnection()) {
+                    update(b, "UPDATE accounts SET balance = 6 WHERE id = 1");
+                }
+                return null;
+            });
+
+            assertThatThrownBy(() -> as(lock, stale, () -> { update(a, "UPDATE accounts SET balance = 555 WHERE id = 1"); return null; }))
+                    .as(ender).isInstanceOf(StaleFenceException.class);
+            if (!a.getAutoCommit()) {
+                a.rollback();
+            }
+            assertThat(balance(1)).as(ender).isEqualTo(6);
+            sql("DROP TABLE IF EXISTS epoch_ddl_probe");
+            fence += 10;
+        }
+    }
 
     @Test
     void aStaleHoldersInsertAndItsUpdatesOfReadAndUntouchedRowsAreRejected() throws Exception {

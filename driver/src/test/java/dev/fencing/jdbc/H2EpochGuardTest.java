@@ -34,4 +34,9 @@ class H2EpochGuardTest extends EpochGuardContract {
     String returningInsert() {
         return null;
     }
+
+    @Override
+    java.util.List<String> statementsThatEndTheTransaction() {
+        return java.util.List.of("CREATE TABLE epoch_ddl_probe (i INT)", "SET AUTOCOMMIT TRUE");
+    }
 }

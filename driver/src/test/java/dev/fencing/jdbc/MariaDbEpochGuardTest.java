@@ -39,4 +39,9 @@ class MariaDbEpochGuardTest extends EpochGuardContract {
     boolean callableDml() {
         return false;
     }
+
+    @Override
+    java.util.List<String> statementsThatEndTheTransaction() {
+        return java.util.List.of("CREATE TABLE epoch_ddl_probe (i INT)", "SET autocommit = 1");
+    }
 }
