@@ -103,7 +103,7 @@ class FencedStatement implements Statement {
     final void guard(FencePlan plan) throws SQLException {
         EpochGuard epoch = connection.epoch();
         if (epoch != null) {
-            epoch.beforeSend(plan);
+            epoch.beforeSend(plan, Fence.current().orElse(0), Fence.currentLock().orElse(null));
         }
     }
 
@@ -125,8 +125,12 @@ class FencedStatement implements Statement {
 
     private void settle() throws SQLException {
         EpochGuard epoch = connection.epoch();
-        if (epoch != null) {
-            epoch.afterSend(executionPlan != null && executionPlan.controlsTransaction());
+        try {
+            if (epoch != null) {
+                epoch.afterSend();
+            }
+        } finally {
+            connection.transaction().afterText(executionEffect, true);
         }
     }
 
@@ -134,9 +138,19 @@ class FencedStatement implements Statement {
     final void failed(Throwable failure) {
         EpochGuard epoch = connection.epoch();
         if (epoch != null) {
-            epoch.afterFailure(executionPlan != null && executionPlan.controlsTransaction(), failure);
+            epoch.afterFailure(failure);
+        }
+        TransactionState transaction = connection.transaction();
+        transaction.afterFailure(failure);
+        try {
+            transaction.afterText(executionEffect, false);
+        } catch (SQLException e) {
+            failure.addSuppressed(e);
         }
     }
+
+    /** What the text being executed does to the transaction. */
+    TransactionText.Effect executionEffect = TransactionText.Effect.NONE;
 
     /** Records what is about to be executed, for the checks that follow it. */
     final void begin(FencePlan plan, long fence, Object[] values) {
@@ -157,6 +171,7 @@ class FencedStatement implements Statement {
         FencePlan planned = connection.plan(sql);
         long current = admit(planned);
         begin(planned, current, null);
+        executionEffect = TransactionText.of(sql, connection.analyzer().dialect());
         String text = planned.kind() == FencePlan.Kind.FENCED ? planned.renderWithFence(current) : sql;
         guard(planned);
         return text;
@@ -365,7 +380,7 @@ class FencedStatement implements Statement {
         EpochGuard epoch = connection.epoch();
         if (epoch != null) {
             try {
-                epoch.beforeBatch(log);
+                epoch.beforeBatch(log, Fence.current().orElse(0), Fence.currentLock().orElse(null));
             } catch (SQLException | RuntimeException | Error e) {
                 try {
                     delegate.clearBatch();
@@ -379,8 +394,14 @@ class FencedStatement implements Statement {
 
     private <T> T sentBatch(T counts, BatchLog log) throws SQLException {
         EpochGuard epoch = connection.epoch();
-        if (epoch != null) {
-            epoch.afterSend(log != null && log.controlsTransaction());
+        try {
+            if (epoch != null) {
+                epoch.afterSend();
+            }
+        } finally {
+            if (log != null && log.controlsTransaction()) {
+                connection.transaction().afterText(TransactionText.Effect.MAY_END, true);
+            }
         }
         return counts;
     }
@@ -388,7 +409,15 @@ class FencedStatement implements Statement {
     private void failedBatch(Throwable failure, BatchLog log) {
         EpochGuard epoch = connection.epoch();
         if (epoch != null) {
-            epoch.afterFailure(log != null && log.controlsTransaction(), failure);
+            epoch.afterFailure(failure);
+        }
+        connection.transaction().afterFailure(failure);
+        if (log != null && log.controlsTransaction()) {
+            try {
+                connection.transaction().afterText(TransactionText.Effect.MAY_END, false);
+            } catch (SQLException e) {
+                failure.addSuppressed(e);
+            }
         }
     }
 
