@@ -1,7 +1,6 @@
 package dev.fencing.jdbc;
 
 import dev.fencing.FencingConfig;
-import dev.fencing.sql.Dialect;
 import dev.fencing.sql.FencePlan;
 import dev.fencing.sql.StatementAnalyzer;
 
@@ -41,17 +40,19 @@ final class FencedConnection implements Connection {
     private final TransactionState transaction;
     /** The epoch guard; null when no fenced table is in epoch mode (then nothing of it costs anything). */
     private final EpochGuard epoch;
+    /** The steps every statement of this connection takes. */
+    private final Pipeline pipeline;
     private volatile boolean closed;
 
-    FencedConnection(Connection delegate, StatementAnalyzer analyzer) {
-        this(delegate, analyzer, null);
-    }
-
     /**
-     * @param claims the epoch claims shared with the other connections to the same database, or
-     *               null for claims of this connection's own
+     * Made by {@link ConnectionContext#fence(Connection)} only.
+     *
+     * @param claims    the epoch claims shared with the context's other connections to the same
+     *                  database (null when no table is in epoch mode)
+     * @param sendHooks the factory of the {@link SendHook}, or null for none
      */
-    FencedConnection(Connection delegate, StatementAnalyzer analyzer, EpochClaims claims) {
+    FencedConnection(Connection delegate, StatementAnalyzer analyzer, EpochClaims claims, SendHook.Factory sendHooks,
+                     Listeners listeners) throws SQLException {
         this.delegate = delegate;
         this.analyzer = analyzer;
         this.config = analyzer.config();
@@ -60,39 +61,8 @@ final class FencedConnection implements Connection {
                 ? new EpochGuard(delegate, analyzer.dialect(), config.epochTable(),
                         claims == null ? new EpochClaims() : claims, transaction)
                 : null;
-    }
-
-    /** Where a connection gets its analyzer: the data source's or the driver's. */
-    @FunctionalInterface
-    interface Analyzers {
-        StatementAnalyzer forConnection(Connection connection) throws SQLException;
-    }
-
-    /** The dialect of the database behind {@code connection}, as its metadata names it. */
-    static Dialect dialectOf(Connection connection) throws SQLException {
-        return Dialect.fromProductName(connection.getMetaData().getDatabaseProductName());
-    }
-
-    /**
-     * Fences a connection just opened. When that fails (no analyzer can be had), the connection is
-     * closed: it is never handed out unfenced.
-     */
-    static FencedConnection fence(Connection connection, Analyzers analyzers) throws SQLException {
-        return fence(connection, analyzers, null);
-    }
-
-    /** Like {@link #fence(Connection, Analyzers)}, sharing epoch {@code claims} (null: the connection's own). */
-    static FencedConnection fence(Connection connection, Analyzers analyzers, EpochClaims claims) throws SQLException {
-        try {
-            return new FencedConnection(connection, analyzers.forConnection(connection), claims);
-        } catch (SQLException | RuntimeException | Error e) {
-            try {
-                connection.close();
-            } catch (SQLException suppressed) {
-                e.addSuppressed(suppressed);
-            }
-            throw e;
-        }
+        SendHook hook = sendHooks == null ? null : sendHooks.forConnection(delegate, analyzer.dialect(), transaction);
+        this.pipeline = new Pipeline(this, analyzer, transaction, epoch, hook, listeners);
     }
 
     FencingConfig config() {
@@ -113,6 +83,11 @@ final class FencedConnection implements Connection {
         return epoch;
     }
 
+    /** The steps every statement of this connection takes. */
+    Pipeline pipeline() {
+        return pipeline;
+    }
+
     /** The driver's connection, for the fencing layer's own queries (zero-row diagnosis). */
     Connection database() throws SQLException {
         return open();
@@ -121,7 +96,7 @@ final class FencedConnection implements Connection {
     /** The plan of a plain statement's text. */
     FencePlan plan(String sql) throws SQLException {
         open();
-        return analyzer.plan(sql);
+        return pipeline.plan(sql);
     }
 
     private Connection open() throws SQLException {
@@ -133,20 +108,12 @@ final class FencedConnection implements Connection {
 
     /** The plan of a text to prepare; refused texts are refused here, before anything is prepared. */
     private FencePlan prepared(String sql) throws SQLException {
-        FencePlan plan = plan(sql);
-        if (plan.kind() == FencePlan.Kind.REFUSED) {
-            throw plan.refusal();
-        }
-        return plan;
+        open();
+        return pipeline.planForPrepare(sql);
     }
 
     private FencePlan call(String sql) throws SQLException {
-        open();
-        FencePlan plan = analyzer.planCall(sql);
-        if (plan.kind() == FencePlan.Kind.REFUSED) {
-            throw plan.refusal();
-        }
-        return plan;
+        return prepared(sql);
     }
 
     @Override
