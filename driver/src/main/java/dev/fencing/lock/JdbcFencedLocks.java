@@ -1,5 +1,6 @@
 package dev.fencing.lock;
 
+import dev.fencing.lock.spi.StoreLocks;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Objects;
@@ -78,9 +79,9 @@ public final class JdbcFencedLocks implements FencedLocks {
     public static final String DEFAULT_TABLE = "fencing_locks";
 
     private final JdbcLockStore store;
-    private final LeaseIssuer issuer;
+    private final StoreLocks issuer;
 
-    private JdbcFencedLocks(JdbcLockStore store, LeaseIssuer issuer) {
+    private JdbcFencedLocks(JdbcLockStore store, StoreLocks issuer) {
         this.store = store;
         this.issuer = issuer;
     }
@@ -192,12 +193,13 @@ public final class JdbcFencedLocks implements FencedLocks {
                 throw new IllegalArgumentException("pollInterval must be positive, got " + pollInterval);
             }
             JdbcLockStore store = new JdbcLockStore(dataSource, tableName);
-            Watchdog renewals = watchdog ? new Watchdog(watchdogExecutor) : null;
-            LeaseIssuer issuer = new LeaseIssuer(store, new ReleaseSignals(ReleaseSignals.Subscriptions.NONE),
-                    renewals, pollInterval);
+            StoreLocks.Builder machinery = StoreLocks.builder(store).watchdog(watchdog).pollInterval(pollInterval);
+            if (watchdogExecutor != null) {
+                machinery.renewalSchedule(watchdogExecutor);
+            }
             System.getLogger(JdbcFencedLocks.class.getName()).log(System.Logger.Level.DEBUG, () -> "JdbcFencedLocks on "
                     + store.address() + ": watchdog=" + watchdog + ", pollInterval=" + pollInterval);
-            return new JdbcFencedLocks(store, issuer);
+            return new JdbcFencedLocks(store, machinery.build());
         }
     }
 }

@@ -1,11 +1,16 @@
 package dev.fencing.lock;
 
+import dev.fencing.lock.spi.Attempt;
+import dev.fencing.lock.spi.LockStore;
+import dev.fencing.lock.spi.LockStoreException;
+import dev.fencing.lock.spi.Tenure;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 
@@ -39,7 +44,7 @@ final class JdbcLockStore implements LockStore {
     }
 
     @Override
-    public Attempt tryAcquire(String resource, String owner, long ttlMillis) {
+    public Attempt tryAcquire(String resource, String owner, long ttlMillis, Duration timeout) {
         try {
             return inAutoCommit((connection, sql) -> {
                 long fence = claim(connection, sql, resource, owner, ttlMillis);
@@ -110,13 +115,14 @@ final class JdbcLockStore implements LockStore {
     }
 
     @Override
-    public boolean release(String resource, String owner, long fence) {
+    public boolean release(Tenure tenure, Duration timeout) {
+        String resource = tenure.resource();
         try {
             return inAutoCommit((connection, sql) -> {
                 try (PreparedStatement release = connection.prepareStatement(sql.release(table))) {
                     release.setString(1, resource);
-                    release.setString(2, owner);
-                    release.setLong(3, fence);
+                    release.setString(2, tenure.owner());
+                    release.setLong(3, tenure.fence());
                     return release.executeUpdate() == 1;
                 }
             });
@@ -126,14 +132,15 @@ final class JdbcLockStore implements LockStore {
     }
 
     @Override
-    public boolean extend(String resource, String owner, long fence, long ttlMillis) {
+    public boolean extend(Tenure tenure, Duration timeout) {
+        String resource = tenure.resource();
         try {
             return inAutoCommit((connection, sql) -> {
                 try (PreparedStatement extend = connection.prepareStatement(sql.extend(table))) {
-                    extend.setLong(1, ttlMillis);
+                    extend.setLong(1, tenure.ttlMillis());
                     extend.setString(2, resource);
-                    extend.setString(3, owner);
-                    extend.setLong(4, fence);
+                    extend.setString(3, tenure.owner());
+                    extend.setLong(4, tenure.fence());
                     return extend.executeUpdate() == 1;
                 }
             });

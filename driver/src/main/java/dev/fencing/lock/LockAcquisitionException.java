@@ -33,7 +33,11 @@ public final class LockAcquisitionException extends RuntimeException {
     private final String resource;
     private final Reason reason;
 
-    LockAcquisitionException(String resource, Reason reason, String message, Throwable cause) {
+    /**
+     * For lock stores ({@link dev.fencing.lock.spi.LockStore}) that refuse an acquire
+     * themselves, and for the lease machinery.
+     */
+    public LockAcquisitionException(String resource, Reason reason, String message, Throwable cause) {
         super(message, cause);
         this.resource = Objects.requireNonNull(resource, "resource");
         this.reason = Objects.requireNonNull(reason, "reason");

@@ -1,5 +1,6 @@
 package dev.fencing.lock;
 
+import dev.fencing.lock.spi.LockStoreException;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;

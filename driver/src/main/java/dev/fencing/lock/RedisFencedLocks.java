@@ -1,5 +1,6 @@
 package dev.fencing.lock;
 
+import dev.fencing.lock.spi.StoreLocks;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -76,10 +77,10 @@ import java.util.concurrent.ScheduledExecutorService;
  */
 public final class RedisFencedLocks implements FencedLocks {
 
-    private final LeaseIssuer issuer;
+    private final StoreLocks issuer;
     private final String address;
 
-    private RedisFencedLocks(LeaseIssuer issuer, String address) {
+    private RedisFencedLocks(StoreLocks issuer, String address) {
         this.issuer = issuer;
         this.address = address;
     }
@@ -224,15 +225,18 @@ public final class RedisFencedLocks implements FencedLocks {
             RedisKeys keys = new RedisKeys(keyPrefix);
             RedisReleaseChannel channel = new RedisReleaseChannel(keys);
             RedisConnections connections = new RedisConnections(address, commandTimeout, channel);
-            ReleaseSignals signals = new ReleaseSignals(channel);
-            channel.connect(connections, signals);
-            RedisLockStore store = new RedisLockStore(connections, keys, replicas, replicaTimeout.toMillis());
-            Watchdog renewals = watchdog ? new Watchdog(watchdogExecutor) : null;
+            channel.connect(connections);
+            RedisLockStore store = new RedisLockStore(connections, channel, keys, replicas, replicaTimeout.toMillis());
+            StoreLocks.Builder machinery = StoreLocks.builder(store).watchdog(watchdog).pollInterval(pollInterval)
+                    .operationTimeout(commandTimeout);
+            if (watchdogExecutor != null) {
+                machinery.renewalSchedule(watchdogExecutor);
+            }
             System.getLogger(RedisFencedLocks.class.getName()).log(System.Logger.Level.DEBUG, () -> "RedisFencedLocks at "
                     + address + ": keyPrefix=" + keyPrefix + ", watchdog=" + watchdog + ", waitForReplicas=" + replicas
                     + (replicas > 0 ? " within " + replicaTimeout : "") + ", commandTimeout=" + commandTimeout
                     + ", pollInterval=" + pollInterval);
-            return new RedisFencedLocks(new LeaseIssuer(store, signals, renewals, pollInterval), address.toString());
+            return new RedisFencedLocks(machinery.build(), address.toString());
         }
 
         private static void requirePositive(String name, Duration value) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencing.Fence;
+import dev.fencing.lock.spi.StoreLocks;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -176,7 +177,7 @@ abstract class FencedLocksContract {
             assertThat(successor.fence()).isGreaterThan(expiring.fence());
             // The store let the successor in after the TTL, so it has passed here as well.
             assertThat(expiring.isHeld()).isFalse();
-            assertThat(((IssuedLease) expiring).renew()).isFalse();
+            assertThat(StoreLocks.renewNow(expiring, Duration.ofSeconds(5))).isFalse();
             expiring.close();
             assertThat(successor.isHeld()).isTrue();
             assertThat(locks.tryAcquire(resource, Duration.ofSeconds(10))).as("the successor still holds it").isEmpty();
@@ -195,12 +196,12 @@ abstract class FencedLocksContract {
 
         // This process still believes (its own clock says the TTL runs); the store says no.
         assertThat(stale.isHeld()).isTrue();
-        assertThat(((IssuedLease) stale).renew()).as("compare-and-extend by the stale lease").isFalse();
+        assertThat(StoreLocks.renewNow(stale, Duration.ofSeconds(5))).as("compare-and-extend by the stale lease").isFalse();
         assertThat(stale.isHeld()).isFalse();
         stale.close();
         assertThat(locks.tryAcquire(resource, Duration.ofSeconds(10))).as("compare-and-delete left it").isEmpty();
 
-        assertThat(((IssuedLease) successor).renew()).isTrue();
+        assertThat(StoreLocks.renewNow(successor, Duration.ofSeconds(5))).isTrue();
         successor.close();
         assertThat(locks.tryAcquire(resource, Duration.ofSeconds(10))).isPresent();
     }
@@ -224,7 +225,7 @@ abstract class FencedLocksContract {
             // lease's own TTL (at least 600 ms away) would have told.
             RedisServerProcess.awaitUntil("the watchdog notices the loss", Duration.ofSeconds(2), () -> !lease.isHeld());
             assertThat(Duration.ofNanos(System.nanoTime() - taken)).isLessThan(Duration.ofMillis(600));
-            assertThat(((IssuedLease) lease).isRenewing()).isFalse();
+            assertThat(StoreLocks.isRenewing(lease)).isFalse();
             lease.close();
             assertThat(successor.isHeld()).isTrue();
             assertThat(locks.tryAcquire(resource, Duration.ofSeconds(10))).isEmpty();
@@ -254,7 +255,7 @@ abstract class FencedLocksContract {
                     acquired.countDown();
                     resume.await(); // the pause
                     assertThat(lease.isHeld()).isFalse();
-                    assertThat(((IssuedLease) lease).renew()).isFalse();
+                    assertThat(StoreLocks.renewNow(lease, Duration.ofSeconds(5))).isFalse();
                     try {
                         lease.runFenced(() -> {
                             throw new AssertionError("stale work must not start");
