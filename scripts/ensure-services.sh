@@ -6,6 +6,8 @@
 #                               (superuser) and databases `test` and `root`
 #   MariaDB     127.0.0.1:3306  root with no password over TCP; database `test`
 #   Redis       127.0.0.1:6379
+#   etcd        the binary only (Debian etcd-server 3.4): the etcd lock tests start
+#               their own etcd processes on free loopback ports
 #
 # Idempotent and silent when everything is already fine; prints one line for
 # each thing it had to install, start or fix. Missing packages are installed
@@ -307,6 +309,20 @@ ensure_redis() {
   fi
 }
 
+# ---------------------------------------------------------------------- etcd
+
+# Only the binary: tests start and stop their own members (FENCING_ETCD_BINARY overrides it).
+ensure_etcd() {
+  if [ -n "${FENCING_ETCD_BINARY:-}" ]; then
+    [ -x "$FENCING_ETCD_BINARY" ] || die "FENCING_ETCD_BINARY=$FENCING_ETCD_BINARY is not executable"
+    return
+  fi
+  if ! command -v etcd >/dev/null 2>&1; then
+    apt_install etcd-server
+  fi
+}
+
 ensure_postgres
 ensure_mariadb
 ensure_redis
+ensure_etcd
