@@ -165,7 +165,17 @@ public final class EtcdCluster implements AutoCloseable {
         EtcdCluster cluster = new EtcdCluster(root, watchdog, List.copyOf(members));
         try {
             members.forEach(member -> member.process().start());
+            members.forEach(member -> {
+                if (!member.process().isRunning()) {
+                    throw new IllegalStateException(member + " exited at start");
+                }
+            });
             cluster.awaitHealthy(STARTUP);
+            members.forEach(member -> {
+                if (!member.process().isRunning()) {
+                    throw new IllegalStateException(member + " exited at start");
+                }
+            });
             return cluster;
         } catch (RuntimeException | Error e) {
             String logs = members.stream().map(m -> m + ":\n" + m.process().logTail()).collect(Collectors.joining("\n"));

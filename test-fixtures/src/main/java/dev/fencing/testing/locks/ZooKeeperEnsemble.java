@@ -32,7 +32,7 @@ import java.util.stream.Collectors;
  * {@code tickTime} 250 ms, {@code initLimit} 40 ticks (10 s for a follower to sync after a
  * restart), {@code syncLimit} 8 ticks (a follower that has not answered the leader for 2 s is
  * dropped; the default of a few ticks of 2 s is for dedicated machines, 5 ticks of 250 ms drops
- * followers of a loaded 2-core machine). Sessions may then last 0.5 to 5 s. Servers run with
+ * followers of a loaded 2-core machine). Sessions may last 0.5 to 30 s. Servers run with
  * {@code forceSync=no} (a SIGKILLed process loses nothing the kernel already has; tests never
  * crash the kernel), a 96 MB heap, the serial collector and C1 only, so that three of them fit
  * beside a build. The admin HTTP server is off; the four-letter words {@code srvr} and
@@ -142,6 +142,8 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
                         "tickTime=250",
                         "initLimit=40",
                         "syncLimit=8",
+                        "minSessionTimeout=500",
+                        "maxSessionTimeout=30000",
                         "dataDir=" + data,
                         "clientPort=" + clientPorts[i],
                         "clientPortAddress=127.0.0.1",
@@ -176,7 +178,17 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         ZooKeeperEnsemble ensemble = new ZooKeeperEnsemble(root, watchdog, List.copyOf(members));
         try {
             members.forEach(member -> member.process().start());
+            members.forEach(member -> {
+                if (!member.process().isRunning()) {
+                    throw new IllegalStateException(member + " exited at start");
+                }
+            });
             ensemble.awaitServing(STARTUP);
+            members.forEach(member -> {
+                if (!member.process().isRunning()) {
+                    throw new IllegalStateException(member + " exited at start");
+                }
+            });
             return ensemble;
         } catch (RuntimeException | Error e) {
             String logs = members.stream().map(m -> m + ":\n" + m.process().logTail()).collect(Collectors.joining("\n"));
