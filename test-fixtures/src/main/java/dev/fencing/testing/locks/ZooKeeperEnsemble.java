@@ -110,8 +110,18 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         this.members = members;
     }
 
-    /** Starts {@code size} servers (1: standalone) and waits until every one serves. */
+    /** Starts {@code size} servers (1: standalone) without fsync, and waits until every one serves. */
     public static ZooKeeperEnsemble start(int size) {
+        return start(size, false);
+    }
+
+    /**
+     * Starts {@code size} servers (1: standalone) and waits until every one serves.
+     *
+     * @param forceSync whether servers fsync their transaction log before acknowledging, as
+     *        production servers do (benchmarks); tests that only kill processes do not need it
+     */
+    public static ZooKeeperEnsemble start(int size, boolean forceSync) {
         if (size < 1) {
             throw new IllegalArgumentException("a ZooKeeper ensemble needs at least one server, got " + size);
         }
@@ -148,7 +158,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
                         "clientPort=" + clientPorts[i],
                         "clientPortAddress=127.0.0.1",
                         "maxClientCnxns=0",
-                        "forceSync=no",
+                        "forceSync=" + (forceSync ? "yes" : "no"),
                         "preAllocSize=1024",
                         "admin.enableServer=false",
                         "4lw.commands.whitelist=srvr,ruok",
