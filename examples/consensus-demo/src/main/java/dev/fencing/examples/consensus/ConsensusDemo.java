@@ -74,13 +74,16 @@ public final class ConsensusDemo {
         System.exit(expected ? 0 : 1);
     }
 
-    /** Opens the store named by the address's scheme. */
+    /**
+     * Opens the store named by the address's scheme. A first gRPC or ZooKeeper connection on a
+     * loaded laptop can take seconds: the demo allows 30 s per call.
+     */
     static FencedLocks open(String uri) {
         if (uri.startsWith("etcd://") || uri.startsWith("etcds://")) {
-            return EtcdFencedLocks.create(uri);
+            return EtcdFencedLocks.builder(uri).operationTimeout(Duration.ofSeconds(30)).build();
         }
         if (uri.startsWith("zookeeper://") || uri.startsWith("zookeepers://")) {
-            return ZooKeeperFencedLocks.create(uri);
+            return ZooKeeperFencedLocks.builder(uri).operationTimeout(Duration.ofSeconds(30)).build();
         }
         throw new IllegalArgumentException("a lock address starts with etcd:// or zookeeper://, got " + uri);
     }
