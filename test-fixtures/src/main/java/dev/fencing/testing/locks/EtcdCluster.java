@@ -51,10 +51,12 @@ public final class EtcdCluster implements AutoCloseable {
     public static final class Member {
         private final ServerProcess process;
         private final int clientPort;
+        private final boolean tls;
 
-        Member(ServerProcess process, int clientPort) {
+        Member(ServerProcess process, int clientPort, boolean tls) {
             this.process = process;
             this.clientPort = clientPort;
+            this.tls = tls;
         }
 
         public ServerProcess process() {
@@ -75,8 +77,22 @@ public final class EtcdCluster implements AutoCloseable {
             return metric("etcd_server_is_leader").map(v -> v == 1).orElse(false);
         }
 
-        /** Whether this member answers {@code /health} with a leader known. */
+        /**
+         * Whether this member answers {@code /health} with a leader known (a TLS member that
+         * requires client certificates: whether it accepts connections).
+         */
         public boolean isHealthy() {
+            if (tls) {
+                if (!process.isRunning() || process.isPaused()) {
+                    return false;
+                }
+                try (java.net.Socket socket = new java.net.Socket()) {
+                    socket.connect(new java.net.InetSocketAddress("127.0.0.1", clientPort), 1000);
+                    return true;
+                } catch (IOException e) {
+                    return false;
+                }
+            }
             return get("/health").map(body -> body.contains("\"health\":\"true\"")).orElse(false);
         }
 
@@ -118,6 +134,22 @@ public final class EtcdCluster implements AutoCloseable {
 
     /** Starts {@code size} members and waits until the cluster has a leader and every member is healthy. */
     public static EtcdCluster start(int size) {
+        return start(size, null);
+    }
+
+    /**
+     * Starts one member that serves clients over TLS only and requires a client certificate
+     * signed by {@code ca}: {@code --cert-file}, {@code --key-file}, {@code --client-cert-auth},
+     * {@code --trusted-ca-file}. Peers talk plain HTTP (one member has none).
+     */
+    public static EtcdCluster startWithTls(Path ca, Path serverCert, Path serverKey) {
+        return start(1, List.of("--cert-file", serverCert.toString(), "--key-file", serverKey.toString(),
+                "--client-cert-auth=true", "--trusted-ca-file", ca.toString()));
+    }
+
+    private static EtcdCluster start(int size, List<String> tlsFlags) {
+        boolean tls = tlsFlags != null;
+        String scheme = tls ? "https://" : "http://";
         if (size < 1) {
             throw new IllegalArgumentException("an etcd cluster needs at least one member, got " + size);
         }
@@ -145,11 +177,11 @@ public final class EtcdCluster implements AutoCloseable {
         List<Member> members = new ArrayList<>();
         for (int i = 0; i < size; i++) {
             Path directory = root.resolve("m" + i);
-            List<String> command = List.of(binary,
+            List<String> command = new ArrayList<>(List.of(binary,
                     "--name", "m" + i,
                     "--data-dir", directory.resolve("data").toString(),
-                    "--listen-client-urls", "http://127.0.0.1:" + clientPorts[i],
-                    "--advertise-client-urls", "http://127.0.0.1:" + clientPorts[i],
+                    "--listen-client-urls", scheme + "127.0.0.1:" + clientPorts[i],
+                    "--advertise-client-urls", scheme + "127.0.0.1:" + clientPorts[i],
                     "--listen-peer-urls", "http://127.0.0.1:" + peerPorts[i],
                     "--initial-advertise-peer-urls", "http://127.0.0.1:" + peerPorts[i],
                     "--initial-cluster", String.join(",", initialCluster),
@@ -159,8 +191,11 @@ public final class EtcdCluster implements AutoCloseable {
                     "--election-timeout", Integer.toString(election),
                     "--pre-vote=true",
                     "--logger", "zap",
-                    "--log-level", "warn");
-            members.add(new Member(new ServerProcess("etcd m" + i, command, directory), clientPorts[i]));
+                    "--log-level", "warn"));
+            if (tls) {
+                command.addAll(tlsFlags);
+            }
+            members.add(new Member(new ServerProcess("etcd m" + i, command, directory), clientPorts[i], tls));
         }
         EtcdCluster cluster = new EtcdCluster(root, watchdog, List.copyOf(members));
         try {
@@ -185,9 +220,9 @@ public final class EtcdCluster implements AutoCloseable {
         }
     }
 
-    /** {@code etcd://127.0.0.1:p1,127.0.0.1:p2,...}: every member, for EtcdFencedLocks. */
+    /** {@code etcd://127.0.0.1:p1,127.0.0.1:p2,...} ({@code etcds://} with TLS): every member, for EtcdFencedLocks. */
     public String uri() {
-        return "etcd://" + members.stream().map(Member::endpoint).collect(Collectors.joining(","));
+        return (members.get(0).tls ? "etcds://" : "etcd://") + members.stream().map(Member::endpoint).collect(Collectors.joining(","));
     }
 
     public List<Member> members() {
