@@ -149,6 +149,8 @@ public final class JdbcFencedLocks implements FencedLocks {
         private String tableName = DEFAULT_TABLE;
         private boolean watchdog;
         private Duration pollInterval = Duration.ofMillis(100);
+        private Duration operationTimeout = Duration.ofSeconds(5);
+        private int idleConnections = 4;
         private ScheduledExecutorService watchdogExecutor;
 
         private Builder(DataSource dataSource) {
@@ -179,6 +181,32 @@ public final class JdbcFencedLocks implements FencedLocks {
             return this;
         }
 
+        /**
+         * The most one lock statement may take (default 5 s), enforced by the database: a
+         * statement timeout on PostgreSQL, {@code max_statement_time} on MariaDB, the JDBC
+         * query timeout (whole seconds) on H2; plus a network timeout one second longer. A
+         * renewal gets less when its lease has less time left, so a renewal stuck behind a
+         * row lock gives up by the time its lease would be lost anyway.
+         */
+        public Builder operationTimeout(Duration timeout) {
+            this.operationTimeout = Objects.requireNonNull(timeout, "operationTimeout");
+            return this;
+        }
+
+        /**
+         * How many connections to keep open between lock operations (default 4), so that a
+         * data source that opens a new connection on every call does not cost one per
+         * operation. Over a pool they are connections the pool lends out for good: 0 borrows a
+         * connection per operation instead (for a pool with leak detection, for example).
+         */
+        public Builder idleConnections(int count) {
+            if (count < 0) {
+                throw new IllegalArgumentException("idleConnections must be >= 0, got " + count);
+            }
+            this.idleConnections = count;
+            return this;
+        }
+
         /** Renews on this executor instead of a thread of the instance's own (it is not shut down). */
         Builder watchdogExecutor(ScheduledExecutorService executor) {
             this.watchdogExecutor = executor;
@@ -192,13 +220,18 @@ public final class JdbcFencedLocks implements FencedLocks {
             if (pollInterval.isNegative() || pollInterval.isZero()) {
                 throw new IllegalArgumentException("pollInterval must be positive, got " + pollInterval);
             }
-            JdbcLockStore store = new JdbcLockStore(dataSource, tableName);
-            StoreLocks.Builder machinery = StoreLocks.builder(store).watchdog(watchdog).pollInterval(pollInterval);
+            if (operationTimeout.isNegative() || operationTimeout.isZero()) {
+                throw new IllegalArgumentException("operationTimeout must be positive, got " + operationTimeout);
+            }
+            JdbcLockStore store = new JdbcLockStore(dataSource, tableName, idleConnections);
+            StoreLocks.Builder machinery = StoreLocks.builder(store).watchdog(watchdog).pollInterval(pollInterval)
+                    .operationTimeout(operationTimeout);
             if (watchdogExecutor != null) {
                 machinery.renewalSchedule(watchdogExecutor);
             }
             System.getLogger(JdbcFencedLocks.class.getName()).log(System.Logger.Level.DEBUG, () -> "JdbcFencedLocks on "
-                    + store.address() + ": watchdog=" + watchdog + ", pollInterval=" + pollInterval);
+                    + store.address() + ": watchdog=" + watchdog + ", pollInterval=" + pollInterval
+                    + ", operationTimeout=" + operationTimeout + ", idleConnections=" + idleConnections);
             return new JdbcFencedLocks(store, machinery.build());
         }
     }
