@@ -108,6 +108,7 @@ final class JdbcConnections implements AutoCloseable {
         private final boolean autoCommit;
         private final int networkTimeout;
         private boolean networkTimeoutSupported = true;
+        private int currentNetworkTimeout;
         private long idleSince;
 
         private Kept(Connection connection) throws SQLException {
@@ -122,6 +123,7 @@ final class JdbcConnections implements AutoCloseable {
                     networkTimeoutSupported = false;
                 }
                 this.networkTimeout = timeout;
+                this.currentNetworkTimeout = timeout;
                 if (!autoCommit) {
                     connection.setAutoCommit(true);
                 }
@@ -132,9 +134,13 @@ final class JdbcConnections implements AutoCloseable {
         }
 
         private void limit(long timeoutMillis) throws SQLException {
-            if (networkTimeoutSupported) {
+            // Whole seconds, set only when they change: setting it costs as much as a lock
+            // statement on some drivers and pools, and it is only a backstop.
+            int wanted = (int) Math.min(Integer.MAX_VALUE / 1000, (timeoutMillis + NETWORK_MARGIN_MILLIS + 999) / 1000) * 1000;
+            if (networkTimeoutSupported && wanted != currentNetworkTimeout) {
                 try {
-                    connection.setNetworkTimeout(DIRECT, (int) Math.min(Integer.MAX_VALUE, timeoutMillis + NETWORK_MARGIN_MILLIS));
+                    connection.setNetworkTimeout(DIRECT, wanted);
+                    currentNetworkTimeout = wanted;
                 } catch (SQLFeatureNotSupportedException | UnsupportedOperationException e) {
                     networkTimeoutSupported = false;
                 }

@@ -78,7 +78,7 @@ final class JdbcLockStore implements LockStore {
         String text = sql.limited(sql.claim(table), timeoutMillis);
         if (sql.reportsFenceAsGeneratedKey()) {
             try (PreparedStatement claim = connection.prepareStatement(text, Statement.RETURN_GENERATED_KEYS)) {
-                bindClaim(claim, sql, resource, owner, ttlMillis, timeoutMillis);
+                bindClaim(claim, resource, owner, ttlMillis);
                 if (updateCount(claim, sql) != 1) {
                     return 0;
                 }
@@ -93,16 +93,15 @@ final class JdbcLockStore implements LockStore {
             }
         }
         try (PreparedStatement claim = connection.prepareStatement(text)) {
-            bindClaim(claim, sql, resource, owner, ttlMillis, timeoutMillis);
+            bindClaim(claim, resource, owner, ttlMillis);
             try (ResultSet row = resultSet(claim, sql)) {
                 return row.next() ? row.getLong(1) : 0;
             }
         }
     }
 
-    private static void bindClaim(PreparedStatement claim, SqlDialect sql, String resource, String owner, long ttlMillis,
-            long timeoutMillis) throws SQLException {
-        limitClientSide(claim, sql, timeoutMillis);
+    private static void bindClaim(PreparedStatement claim, String resource, String owner, long ttlMillis)
+            throws SQLException {
         claim.setString(1, owner);
         claim.setLong(2, ttlMillis);
         claim.setString(3, resource);
@@ -112,7 +111,6 @@ final class JdbcLockStore implements LockStore {
     private Long remainingTtl(Connection connection, SqlDialect sql, String resource, long timeoutMillis)
             throws SQLException {
         try (PreparedStatement read = connection.prepareStatement(sql.remainingTtl(table))) {
-            limitClientSide(read, sql, timeoutMillis);
             read.setString(1, resource);
             try (ResultSet row = read.executeQuery()) {
                 return row.next() ? Math.max(0, row.getLong(1)) : null;
@@ -124,7 +122,6 @@ final class JdbcLockStore implements LockStore {
     private boolean insertFirst(Connection connection, SqlDialect sql, String resource, String owner, long ttlMillis,
             long timeoutMillis) throws SQLException {
         try (PreparedStatement insert = connection.prepareStatement(sql.limited(sql.insertIfAbsent(table), timeoutMillis))) {
-            limitClientSide(insert, sql, timeoutMillis);
             insert.setString(1, resource);
             insert.setString(2, owner);
             insert.setLong(3, ttlMillis);
@@ -145,7 +142,6 @@ final class JdbcLockStore implements LockStore {
         try {
             return run(timeout, (connection, sql, millis) -> {
                 try (PreparedStatement release = connection.prepareStatement(sql.limited(sql.release(table), millis))) {
-                    limitClientSide(release, sql, millis);
                     release.setString(1, tenure.resource());
                     release.setString(2, tenure.owner());
                     release.setLong(3, tenure.fence());
@@ -162,7 +158,6 @@ final class JdbcLockStore implements LockStore {
         try {
             return run(timeout, (connection, sql, millis) -> {
                 try (PreparedStatement extend = connection.prepareStatement(sql.limited(sql.extend(table), millis))) {
-                    limitClientSide(extend, sql, millis);
                     extend.setLong(1, tenure.ttlMillis());
                     extend.setString(2, tenure.resource());
                     extend.setString(3, tenure.owner());
@@ -195,17 +190,6 @@ final class JdbcLockStore implements LockStore {
             throw new SQLException("the claiming statement returned no rows to read the fence from");
         }
         return rows;
-    }
-
-    /**
-     * The JDBC query timeout, in whole seconds rounded up, where the database has no time limit
-     * that the statement itself can carry.
-     */
-    private static void limitClientSide(PreparedStatement statement, SqlDialect sql, long timeoutMillis)
-            throws SQLException {
-        if (sql == SqlDialect.H2) {
-            statement.setQueryTimeout((int) Math.max(1, Math.min(Integer.MAX_VALUE, (timeoutMillis + 999) / 1000)));
-        }
     }
 
     /** Creates the lock table if it does not exist. */

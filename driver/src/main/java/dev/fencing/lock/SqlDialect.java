@@ -118,8 +118,10 @@ enum SqlDialect {
 
         @Override
         String limited(String statement, long timeoutMillis) {
-            // Neither durability nor a statement time limit per statement: the store sets the
-            // JDBC query timeout (whole seconds), and H2 commits as its WRITE_DELAY says.
+            // Neither durability nor a time limit can be chosen per statement. H2 commits as its
+            // WRITE_DELAY says. The waits a time limit would cut short are row-lock waits,
+            // which H2's own LOCK_TIMEOUT (1 s by default) ends; a JDBC query timeout would
+            // cost more than the statement. The network timeout bounds a remote H2.
             return statement;
         }
     };
