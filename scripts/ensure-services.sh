@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Make sure the three services the fencing-jdbc tests need are installed, running
-# and reachable the way the tests expect:
+# and reachable the way the tests expect (and that faketime is installed):
 #
 #   PostgreSQL  127.0.0.1:5432  trust auth over TCP for any user; role `root`
 #                               (superuser) and databases `test` and `root`
@@ -322,7 +322,22 @@ ensure_etcd() {
   fi
 }
 
+# Tools the lock tests run themselves: libfaketime (a Redis server whose clock is set back,
+# for the fence-floor test) with tcmalloc preloaded beside it (libfaketime deadlocks in
+# Debian's jemalloc-linked redis-server at start-up otherwise), and the PostgreSQL server
+# binaries (initdb/pg_ctl, for a private instance the JDBC lock test restarts; installed
+# with the postgresql package above).
+ensure_test_tools() {
+  if ! command -v faketime >/dev/null 2>&1; then
+    apt_install faketime
+  fi
+  if ! ls /usr/lib/*/libtcmalloc_minimal.so.4 >/dev/null 2>&1; then
+    apt_install libtcmalloc-minimal4
+  fi
+}
+
 ensure_postgres
 ensure_mariadb
 ensure_redis
 ensure_etcd
+ensure_test_tools

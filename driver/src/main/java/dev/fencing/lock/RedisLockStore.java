@@ -8,6 +8,7 @@ import io.lettuce.core.RedisException;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.time.Duration;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Fenced locks in Redis, each operation one Lua script (see the {@code .lua} files beside
@@ -96,8 +97,21 @@ final class RedisLockStore implements LockStore {
 
     @Override
     public boolean release(Tenure tenure, Duration timeout) {
+        if (replicas > 0) {
+            // On the connection of the acquire's node, whose commands may wait behind a WAIT.
+            try {
+                return runRelease(commandsFor(keys.lock(tenure.resource())), tenure.resource(), tenure.owner(),
+                        tenure.fence());
+            } catch (RedisException e) {
+                throw connections.failure(e);
+            }
+        }
         try {
-            return runRelease(commandsFor(keys.lock(tenure.resource())), tenure.resource(), tenure.owner(), tenure.fence());
+            return LuaScript.RELEASE.runWithin(connections.asyncCommands(), timeout,
+                    new String[] {keys.lock(tenure.resource())}, tenure.owner(), keys.releaseChannel(tenure.resource()),
+                    Long.toString(tenure.fence())) == 1;
+        } catch (TimeoutException e) {
+            throw connections.timedOut("the release of lock '" + tenure.resource() + "'", timeout);
         } catch (RedisException e) {
             throw connections.failure(e);
         }
@@ -112,8 +126,12 @@ final class RedisLockStore implements LockStore {
     public boolean extend(Tenure tenure, Duration timeout) {
         String lockKey = keys.lock(tenure.resource());
         try {
-            return LuaScript.EXTEND.run(commandsFor(lockKey), new String[] {lockKey}, tenure.owner(),
-                    Long.toString(tenure.ttlMillis())) == 1;
+            // Asynchronous with a deadline of its own: a renewal may have less time than the
+            // command timeout (its lease runs out sooner), and never waits longer than that.
+            return LuaScript.EXTEND.runWithin(connections.asyncCommands(), timeout, new String[] {lockKey},
+                    tenure.owner(), Long.toString(tenure.ttlMillis())) == 1;
+        } catch (TimeoutException e) {
+            throw connections.timedOut("the renewal of lock '" + tenure.resource() + "'", timeout);
         } catch (RedisException e) {
             throw connections.failure(e);
         }

@@ -67,7 +67,7 @@ final class ReleaseSignals {
             if (queue == null) {
                 return;
             }
-            queue.lastFenceReleasedHere = fence;
+            queue.releasedHere(fence);
             next = queue.next();
         }
         if (next != null) {
@@ -80,7 +80,7 @@ final class ReleaseSignals {
         Waiter next;
         synchronized (queues) {
             Queue queue = queues.get(resource);
-            if (queue == null || (fence != 0 && fence == queue.lastFenceReleasedHere)) {
+            if (queue == null || queue.wasReleasedHere(fence)) {
                 // Nobody waits, or the echo of a release this process already announced.
                 return;
             }
@@ -110,8 +110,30 @@ final class ReleaseSignals {
 
     /** The threads of this process waiting for one resource, in the order they are woken. */
     private static final class Queue {
+        /** How many of this process's latest releases are remembered, to ignore their echoes. */
+        private static final int ECHOES = 8;
+
         final ArrayDeque<Waiter> waiting = new ArrayDeque<>();
-        long lastFenceReleasedHere;
+        // On a hot lock several local releases may pass before the store reports the first.
+        private final long[] releasedHere = new long[ECHOES];
+        private int nextSlot;
+
+        void releasedHere(long fence) {
+            releasedHere[nextSlot] = fence;
+            nextSlot = (nextSlot + 1) % ECHOES;
+        }
+
+        boolean wasReleasedHere(long fence) {
+            if (fence == 0) {
+                return false;
+            }
+            for (long known : releasedHere) {
+                if (known == fence) {
+                    return true;
+                }
+            }
+            return false;
+        }
 
         /** The waiter to wake, moved to the back so that the next release wakes another. */
         Waiter next() {
