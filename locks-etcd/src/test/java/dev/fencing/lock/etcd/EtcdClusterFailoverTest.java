@@ -73,6 +73,7 @@ class EtcdClusterFailoverTest {
     @AfterEach
     void healCluster() {
         opened.forEach(EtcdFencedLocks::close);
+        opened.clear();
         for (EtcdCluster.Member member : cluster.members()) {
             if (member.process().isPaused()) {
                 member.process().resume();
@@ -157,6 +158,16 @@ class EtcdClusterFailoverTest {
             assertThat(fences).as("fences of one resource in acquisition order").isSorted();
         }
         assertThat(afterKill.get()).as("leases acquired after the leader was killed").isPositive();
+    }
+
+    /** The leader-kill run five times over, each with the killed member back before the next: {@code -Plong}. */
+    @Test
+    @EnabledIfSystemProperty(named = "fencing.long", matches = "true")
+    void repeatedLeaderKillsNeverHandAFenceOutTwice() throws Exception {
+        for (int round = 0; round < 5; round++) {
+            killingTheLeaderWhileLeasesAreHeldAndAcquiredNeverHandsAFenceOutTwice();
+            healCluster();
+        }
     }
 
     @Test

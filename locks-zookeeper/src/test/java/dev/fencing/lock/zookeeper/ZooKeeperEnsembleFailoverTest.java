@@ -72,6 +72,7 @@ class ZooKeeperEnsembleFailoverTest {
     @AfterEach
     void healCluster() {
         opened.forEach(ZooKeeperFencedLocks::close);
+        opened.clear();
         for (ZooKeeperEnsemble.Member member : cluster.members()) {
             if (member.process().isPaused()) {
                 member.process().resume();
@@ -157,6 +158,16 @@ class ZooKeeperEnsembleFailoverTest {
             assertThat(fences).as("fences of one resource in acquisition order").isSorted();
         }
         assertThat(afterKill.get()).as("leases acquired after the leader was killed").isPositive();
+    }
+
+    /** The leader-kill run five times over, each with the killed member back before the next: {@code -Plong}. */
+    @Test
+    @EnabledIfSystemProperty(named = "fencing.long", matches = "true")
+    void repeatedLeaderKillsNeverHandAFenceOutTwice() throws Exception {
+        for (int round = 0; round < 5; round++) {
+            killingTheLeaderWhileLeasesAreHeldAndAcquiredNeverHandsAFenceOutTwice();
+            healCluster();
+        }
     }
 
     @Test

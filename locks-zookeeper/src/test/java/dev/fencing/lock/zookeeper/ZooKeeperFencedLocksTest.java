@@ -81,6 +81,61 @@ class ZooKeeperFencedLocksTest extends FencedLocksContractTest {
         return "ZooKeeper at " + ZooKeeperAddress.parse(uri);
     }
 
+    /**
+     * Each waiting process takes one place in the queue, whatever its number of waiting
+     * threads, and places are served in order: a release wakes the next process, not all.
+     */
+    @Test
+    void waitingProcessesQueueWithOnePlaceEachAndAreServedInOrder() throws Exception {
+        FencedLocks holder = open(Options.plain());
+        FencedLocks first = open(new Options(null, Duration.ofSeconds(30)));
+        FencedLocks second = open(new Options(null, Duration.ofSeconds(30)));
+        String resource = newResource();
+        String parent = ZooKeeperLockStore.parent(resource);
+        Lease held = holder.tryAcquire(resource, Duration.ofSeconds(10)).orElseThrow();
+        java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(3);
+        java.util.concurrent.BlockingQueue<String> order = new java.util.concurrent.LinkedBlockingQueue<>();
+        try {
+            java.util.concurrent.Callable<Void> firstWaiter = () -> {
+                try (Lease lease = first.acquire(resource, Duration.ofSeconds(10), Duration.ofSeconds(30))) {
+                    order.add("first");
+                }
+                return null;
+            };
+            threads.submit(firstWaiter);
+            threads.submit(firstWaiter);
+            dev.fencing.testing.locks.ServerProcess.awaitUntil("the first process queues", Duration.ofSeconds(10),
+                    () -> children(parent) == 2);
+            threads.submit(() -> {
+                try (Lease lease = second.acquire(resource, Duration.ofSeconds(10), Duration.ofSeconds(30))) {
+                    order.add("second");
+                }
+                return null;
+            });
+            dev.fencing.testing.locks.ServerProcess.awaitUntil("the second process queues", Duration.ofSeconds(10),
+                    () -> children(parent) == 3);
+            Thread.sleep(300);
+            assertThat(children(parent)).as("the lock and one place per waiting process, not per thread").isEqualTo(3);
+            held.close();
+            List<String> served = new java.util.ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                served.add(order.poll(20, java.util.concurrent.TimeUnit.SECONDS));
+            }
+            // The first process's place came first; its second thread queued again behind the second process.
+            assertThat(served).containsExactly("first", "second", "first");
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
+    private static int children(String parent) {
+        try {
+            return admin.checkExists().forPath(parent) == null ? 0 : admin.getChildren().forPath(parent).size();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     @Test
     void aTtlLongerThanTheSessionTimeoutIsRefusedBeforeALockIsTaken() {
         FencedLocks locks = open(Options.plain());
