@@ -323,20 +323,32 @@ final class SqlTokens {
         return c == 'U' && !mysql && i + 2 < s.length() && s.charAt(i + 1) == '&' && s.charAt(i + 2) == '\'';
     }
 
-    /** For {@code $tag$} at {@code i}: the offset after the closing {@code $} of the tag, else 0. */
+    /**
+     * For {@code $tag$} at {@code i}: the offset after the closing {@code $} of the tag, else 0.
+     * PostgreSQL's scan.l: {@code dolq_start [A-Za-z\200-\377_]}, {@code dolq_cont
+     * [A-Za-z\200-\377_0-9]}: every byte from 0x80 up is a letter there, so every character
+     * above U+007F is one here (a non-ASCII digit too), and only ASCII digits may not start a tag.
+     */
     private int dollarTagEnd(int i) {
         final String s = sql;
         if (i > 0 && isIdentifierPart(s.charAt(i - 1))) {
             return 0;
         }
         int j = i + 1;
-        if (j < s.length() && Character.isDigit(s.charAt(j))) {
-            return 0;
-        }
-        while (j < s.length() && s.charAt(j) != '$' && isIdentifierPart(s.charAt(j))) {
+        if (j < s.length() && s.charAt(j) != '$') {
+            if (!isDollarTagStart(s.charAt(j))) {
+                return 0;
+            }
             j++;
+            while (j < s.length() && isDollarTagStart(s.charAt(j)) || j < s.length() && s.charAt(j) >= '0' && s.charAt(j) <= '9') {
+                j++;
+            }
         }
         return j < s.length() && s.charAt(j) == '$' ? j + 1 : 0;
+    }
+
+    private static boolean isDollarTagStart(char c) {
+        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' || c >= 0x80;
     }
 
     private int dollarQuotedEnd(int i) throws UnreadableSqlException {
