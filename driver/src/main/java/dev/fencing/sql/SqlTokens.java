@@ -147,8 +147,9 @@ final class SqlTokens {
             if (isSpace(c)) {
                 i++;
             } else if (c == '-' && i + 1 < n && s.charAt(i + 1) == '-'
-                    && (!mysql || i + 2 >= n || s.charAt(i + 2) <= ' ' || Character.isWhitespace(s.charAt(i + 2)))) {
-                // MariaDB needs white space or a control character after "--"
+                    && (!mysql || i + 2 >= n || s.charAt(i + 2) <= ' ' || s.charAt(i + 2) == 0x7F)) {
+                // MariaDB needs an ASCII space or control character after "--" (my_isspace/my_iscntrl
+                // on the next byte): a Unicode space (U+2028, U+3000, U+00A0) leaves two minus signs
                 i = lineEnd(i, !mysql);
             } else if (mysql && c == '#') {
                 i = lineEnd(i, false);
