@@ -174,13 +174,18 @@ final class SqlTokens {
                 int end = quotedEnd(i, '`', false);
                 add(QUOTED_IDENTIFIER, i, end, depth);
                 i = end;
+            } else if (c == '$' && dialect == Dialect.H2 && !(i > 0 && isIdentifierPart(s.charAt(i - 1)))
+                    && !(i + 1 < n && (s.charAt(i + 1) == '$' || Character.isDigit(s.charAt(i + 1))))) {
+                // H2 opens a dollar quote only with "$$" and reads any other lone '$' as a parameter
+                throw new UnreadableSqlException("a lone '$' at offset " + i + " (H2 reads it as a parameter)");
             } else if (c == '$' && !mysql && dollarTagEnd(i) > 0) {
                 int end = dollarQuotedEnd(i);
                 add(STRING, i, end, depth);
                 i = end;
             } else if (isPrefixedString(i, mysql)) {
                 int quote = s.indexOf('\'', i);
-                boolean backslashes = mysql || Character.toUpperCase(c) == 'E';
+                // H2 reads E'..' as a plain string: a backslash escapes nothing there
+                boolean backslashes = mysql || (Character.toUpperCase(c) == 'E' && dialect != Dialect.H2);
                 int end = quotedEnd(quote, '\'', backslashes);
                 add(STRING, i, end, depth);
                 i = end;
@@ -336,6 +341,9 @@ final class SqlTokens {
             return 0;
         }
         int j = i + 1;
+        if (dialect == Dialect.H2) {
+            return j < s.length() && s.charAt(j) == '$' ? j + 1 : 0;
+        }
         if (j < s.length() && s.charAt(j) != '$') {
             if (!isDollarTagStart(s.charAt(j))) {
                 return 0;
