@@ -113,6 +113,23 @@ final class SqlTokens {
     }
 
     private Dialect dialect;
+    /** Start and end offsets of MariaDB's '#' comments, in pairs; null when there are none. */
+    private int[] hashComments;
+
+    /**
+     * The MariaDB {@code #} comments (start, end offset pairs), which JSqlParser does not know:
+     * it is given them blanked. Empty when there are none.
+     */
+    int[] hashComments() {
+        return hashComments == null ? new int[0] : hashComments.clone();
+    }
+
+    private static int[] appendPair(int[] pairs, int start, int end) {
+        int[] longer = Arrays.copyOf(pairs, pairs.length + 2);
+        longer[pairs.length] = start;
+        longer[pairs.length + 1] = end;
+        return longer;
+    }
 
     /**
      * Characters that may continue an unquoted identifier. PostgreSQL and MariaDB take every
@@ -152,7 +169,10 @@ final class SqlTokens {
                 // on the next byte): a Unicode space (U+2028, U+3000, U+00A0) leaves two minus signs
                 i = lineEnd(i, !mysql);
             } else if (mysql && c == '#') {
-                i = lineEnd(i, false);
+                int end = lineEnd(i, false);
+                hashComments = hashComments == null ? new int[] {i, end}
+                        : appendPair(hashComments, i, end);
+                i = end;
             } else if (dialect == Dialect.H2 && c == '/' && i + 1 < n && s.charAt(i + 1) == '/') {
                 i = lineEnd(i, true);
             } else if (c == '/' && i + 1 < n && s.charAt(i + 1) == '*') {

@@ -25,6 +25,11 @@ public final class StatementAnalyzer {
 
     private static final System.Logger LOG = System.getLogger(StatementAnalyzer.class.getName());
 
+    private static final String[] ROUTINE_KINDS = {"FUNCTION", "PROCEDURE", "TRIGGER", "RULE", "VIEW", "EVENT",
+            "ALIAS", "PACKAGE", "AGGREGATE"};
+    /** Words that start a MariaDB compound statement (outside a stored program). */
+    private static final String[] COMPOUND_HEADS = {"IF", "CASE", "LOOP", "WHILE", "REPEAT", "FOR", "DECLARE"};
+    private static final String[] BEGIN = {"BEGIN"};
     private static final String[] DYNAMIC_HEADS = {"CALL", "EXEC", "EXECUTE", "DO", "PREPARE", "RUNSCRIPT"};
     /**
      * The statement kinds that cannot end the transaction they run in. With epoch tables, any
@@ -107,7 +112,19 @@ public final class StatementAnalyzer {
                 return true;
             }
         }
-        return startsWithAny(sql, DYNAMIC_HEADS);
+        return startsWithAny(sql, DYNAMIC_HEADS) || startsWithAny(sql, COMPOUND_HEADS) || startsWithAny(sql, BEGIN)
+                || containsExecute(sql);
+    }
+
+    /** True when "execute" appears anywhere, any case: SQL-level EXECUTE hides in wrappers (EXPLAIN ..). */
+    private static boolean containsExecute(String sql) {
+        for (int i = 0, last = sql.length() - 7; i <= last; i++) {
+            char c = sql.charAt(i);
+            if ((c == 'e' || c == 'E') && sql.regionMatches(true, i, "execute", 0, 7)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** True when the first word (after ASCII white space) is one of {@code words}. */
@@ -150,6 +167,8 @@ public final class StatementAnalyzer {
         Splice splice;
         int epochWrites;
         boolean controlsTransaction;
+        /** The text as JSqlParser is given it, when something had to be blanked; else null. */
+        char[] parserView;
 
         private boolean isAnyWord(int token, String[] words) {
             for (String word : words) {
@@ -170,6 +189,17 @@ public final class StatementAnalyzer {
             } catch (SqlTokens.UnreadableSqlException e) {
                 return FencePlan.refused(sql, firstConfiguredTable(),
                         "the SQL cannot be read (" + e.getMessage() + "), and it may write a fenced table; nothing was sent");
+            }
+            String ambiguous = backslashStringRefusal();
+            if (ambiguous != null) {
+                return FencePlan.refused(sql, firstConfiguredTable(), ambiguous + "; nothing was sent");
+            }
+            if (dialect == Dialect.MARIADB && isMariaDbCompound()) {
+                return compound();
+            }
+            int[] hashComments = tokens.hashComments();
+            for (int k = 0; k < hashComments.length; k += 2) {
+                blank(hashComments[k], hashComments[k + 1]);
             }
             parameterOrdinals = new int[tokens.size()];
             int parameters = 0;
@@ -220,7 +250,8 @@ public final class StatementAnalyzer {
                 }
             }
             Splice.Result spliced = splice.apply(parameterOffsets);
-            String unverified = verifyWithParserTokens(spliced);
+            String unverified = verifyWithParserTokens(parserView == null ? spliced
+                    : splice.apply(parameterOffsets, new String(parserView)));
             if (unverified != null) {
                 return FencePlan.refused(sql, fencedTable, unverified + "; nothing was sent");
             }
@@ -228,6 +259,82 @@ public final class StatementAnalyzer {
             ZeroRowCheck check = countIsTheFencedWrite ? zeroRowCheck(onlySite) : null;
             return FencePlan.fenced(sql, fencedTable, spliced.pieces(), spliced.databaseIndexes(),
                     spliced.fenceIndexes(), check, countIsTheFencedWrite, epochWrites > 0, controlsTransaction);
+        }
+
+        /**
+         * True when the text holds a MariaDB compound statement ({@code BEGIN NOT ATOMIC .. END},
+         * {@code IF}, {@code CASE}, {@code LOOP}, {@code WHILE}, {@code REPEAT}, {@code FOR}, a
+         * labelled block) or a stored program's body: the server reads it as one statement whose
+         * inner statements, split here at their semicolons, would be judged by their first word.
+         */
+        private boolean isMariaDbCompound() {
+            for (int i = 0; i < tokens.size(); i++) {
+                boolean head = i == 0 || (tokens.kind(i - 1) == SqlTokens.SEMICOLON && tokens.depth(i - 1) == 0);
+                if (head && (isAnyWord(i, COMPOUND_HEADS) || (tokens.isIdentifier(i) && i + 1 < tokens.size()
+                        && tokens.kind(i + 1) == SqlTokens.OPERATOR && tokens.text(i + 1).equals(":")))) {
+                    return true;
+                }
+                boolean transactionBegin = head && (i + 1 == tokens.size() || tokens.kind(i + 1) == SqlTokens.SEMICOLON
+                        || tokens.isWord(i + 1, "WORK"));
+                if (tokens.isWord(i, "BEGIN") && !transactionBegin) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /**
+         * A MariaDB compound statement runs whatever its body says, {@code EXECUTE IMMEDIATE} of a
+         * built string included: it is a procedure call. Refused when it mentions a fenced table
+         * (anywhere in the text) or holds SQL-level {@code EXECUTE}, and under
+         * {@code procedure-calls=reject}; else sent unchecked with a warning. A stored program's
+         * definition ({@code CREATE .. BEGIN .. END}) runs nothing now, and its calls follow the same rules.
+         */
+        private FencePlan compound() {
+            String table = firstConfiguredTable();
+            if (filter.mayNameFencedTable(sql)) {
+                return FencePlan.refused(sql, table, "a MariaDB compound statement (BEGIN NOT ATOMIC, IF, CASE, LOOP, "
+                        + "WHILE, REPEAT, FOR, a labelled block, or a stored program's body) that mentions a fenced table "
+                        + "(even inside a string) cannot be analysed; nothing was sent");
+            }
+            boolean definition = tokens.isWord(0, "CREATE");
+            String execute = definition ? null : sqlLevelExecute(0, tokens.size());
+            if (execute != null) {
+                return FencePlan.refused(sql, table, execute + "; nothing was sent");
+            }
+            if (!definition && config.procedureCalls() == FencingConfig.ProcedureCalls.REJECT) {
+                return FencePlan.refused(sql, table, "a MariaDB compound statement may write fenced tables unseen "
+                        + "(EXECUTE IMMEDIATE of a built string, for one), and " + FencingConfig.PROCEDURE_CALLS
+                        + "=reject; nothing was sent");
+            }
+            if (!definition) {
+                LOG.log(System.Logger.Level.WARNING, "fencing-jdbc cannot see what this compound statement writes; it "
+                        + "is sent unchecked ({0}=allow): {1}", FencingConfig.PROCEDURE_CALLS, abbreviate(sql));
+            }
+            return epochTables ? FencePlan.transactionControl(sql) : FencePlan.passThrough(sql);
+        }
+
+        /**
+         * Where a quoted string with a backslash ends depends on the session (PostgreSQL's
+         * {@code standard_conforming_strings}, set by {@code SET}, {@code set_config}, the URL's
+         * {@code options} or the server; MariaDB's {@code NO_BACKSLASH_ESCAPES}), and the setting
+         * can change inside the same text. Such a string may hide or reveal a neighbouring
+         * statement, so it is refused anywhere in a text that may hold several statements (any
+         * {@code ;}) or names a fenced table. Dollar-quoted strings read the same in every session.
+         */
+        private String backslashStringRefusal() {
+            if (dialect == Dialect.H2 || (sql.indexOf(';') < 0 && !filter.mayNameFencedTable(sql))) {
+                return null;
+            }
+            for (int i = 0; i < tokens.size(); i++) {
+                if (tokens.kind(i) == SqlTokens.STRING && tokens.hasBackslash(i) && sql.charAt(tokens.start(i)) != '$') {
+                    return "a string literal with a backslash in a text that names a fenced table or may hold several "
+                            + "statements: where it ends depends on session settings (standard_conforming_strings, "
+                            + "NO_BACKSLASH_ESCAPES) that the text itself can change; bind the value as a parameter, "
+                            + "or send the statements one at a time";
+                }
+            }
+            return null;
         }
 
         /**
@@ -249,12 +356,27 @@ public final class StatementAnalyzer {
                             + FencingConfig.PROCEDURE_CALLS + "=reject) cannot be analysed";
                 }
             }
+            String execute = sqlLevelExecute(from, to);
+            if (execute != null) {
+                return execute;
+            }
+            if (isSetStatementFor(from)) {
+                int inner = setStatementBody(from, to);
+                if (inner < 0) {
+                    return names ? "SET STATEMENT .. FOR without a statement after FOR" : null;
+                }
+                blank(tokens.start(from), tokens.end(inner - 1));
+                return statement(inner, to, tokens.start(inner), rawTo);
+            }
+            if (isExplain(from)) {
+                return explain(from, to, rawFrom, rawTo, names);
+            }
             if (isDynamic(from)) {
                 if (names) {
                     return "a procedure call or dynamic SQL that mentions a fenced table (even inside a string) cannot be analysed";
                 }
                 if (config.procedureCalls() == FencingConfig.ProcedureCalls.REJECT) {
-                    return "procedure calls and dynamic SQL (CALL, EXECUTE, DO, PREPARE, {call ..}) may write fenced "
+                    return "procedure calls and dynamic SQL (CALL, EXECUTE IMMEDIATE, DO, PREPARE, {call ..}) may write fenced "
                             + "tables unseen, and " + FencingConfig.PROCEDURE_CALLS + "=reject";
                 }
                 LOG.log(System.Logger.Level.WARNING, "fencing-jdbc cannot see what this procedure call or dynamic SQL "
@@ -270,29 +392,32 @@ public final class StatementAnalyzer {
                     return "JDBC escape syntax ({fn ..}, {d ..}, {oj ..}) in a statement on a fenced table cannot be "
                             + "analysed; write the native SQL instead";
                 }
-                if (tokens.kind(i) == SqlTokens.STRING && tokens.hasBackslash(i) && dialect != Dialect.H2) {
-                    return "a string literal with a backslash in a statement on a fenced table: where it ends depends "
-                            + "on session settings (standard_conforming_strings, NO_BACKSLASH_ESCAPES); bind the value "
-                            + "as a parameter instead";
-                }
             }
-            String text = raw;
+            // the text's own reading of the writes first: it also marks what JSqlParser cannot read
+            // but the database does (PostgreSQL's "orders *", NOT MATERIALIZED), blanked for the parser
+            List<WriteSites.Site> sites = WriteSites.find(tokens, dialect, from, to, this::blankToken);
             Statement parsed;
             try {
-                parsed = parser.parse(text);
+                parsed = parser.parse(parserText(rawFrom, rawTo));
             } catch (SqlParser.UnparseableSqlException e) {
                 if (tokens.isWord(from, "SELECT") && WriteSites.countStatementHeads(tokens, from, to) == 0
                         && !mentionsWriteKeyword(raw)) {
                     return null;
+                }
+                if (!isRoutineDefinition(from, to) && !namesFencedIdentifier(from, to, raw)) {
+                    return null; // the fenced name is only part of another name, a string or a comment
                 }
                 return "the SQL parser cannot read a statement that names a fenced table (" + e.getMessage()
                         + "); rewrite it in a form the parser reads, or run it through an unfenced connection";
             }
             ParsedWrites writes = ParsedWrites.of(parsed, config.column());
             if (!writes.understood) {
+                if (!isRoutineDefinition(from, to) && !namesFencedIdentifier(from, to, raw)) {
+                    return null; // e.g. CREATE TABLE orders_archive, COMMENT .. IS 'copied from orders'
+                }
                 String kind = parsed.getClass().getSimpleName().replace("Statement", "").toUpperCase(Locale.ROOT);
-                return kind + " statements that name a fenced table are refused (schema changes, EXPLAIN, LOCK and "
-                        + "the like); run them through an unfenced connection";
+                return kind + " statements that name a fenced table are refused (schema changes, LOCK, views and "
+                        + "routines over it, and the like); run them through an unfenced connection";
             }
             for (TableName into : writes.selectIntoTargets) {
                 TableName fenced = config.fencedTableFor(into);
@@ -301,7 +426,6 @@ public final class StatementAnalyzer {
                     return "SELECT .. INTO fenced table " + fenced + " cannot carry the check";
                 }
             }
-            List<WriteSites.Site> sites = WriteSites.find(tokens, dialect, from, to);
             int heads = WriteSites.countStatementHeads(tokens, from, to);
             if (sites.size() != writes.writes.size() || heads != sites.size()) {
                 return "the statement's writes could not be located with certainty (parser found "
@@ -363,6 +487,192 @@ public final class StatementAnalyzer {
                 onlySite = site;
             }
             return null;
+        }
+
+        /**
+         * SQL-level {@code EXECUTE} runs a server-side prepared statement by name: after pgjdbc's
+         * prepare threshold, the driver's own fenced writes live on the server as named statements
+         * whose fence is an ordinary parameter, so {@code EXECUTE} (bare, under {@code EXPLAIN
+         * ANALYZE}, in {@code CREATE TABLE .. AS}) would run them with fence values of the caller's
+         * choice. Refused wherever it stands, under both {@code procedure-calls} values. What
+         * remains allowed: privileges ({@code GRANT EXECUTE}), a trigger's {@code EXECUTE
+         * FUNCTION|PROCEDURE} (it defines, runs nothing), and MariaDB's and H2's {@code EXECUTE
+         * IMMEDIATE}, which is dynamic SQL under {@code procedure-calls}.
+         */
+        private String sqlLevelExecute(int from, int to) {
+            for (int i = from; i < to; i++) {
+                if (tokens.kind(i) == SqlTokens.EXECUTABLE_COMMENT
+                        && tokens.text(i).toLowerCase(Locale.ROOT).contains("execute")) {
+                    return "an executable comment (/*! .. */) that holds EXECUTE cannot be analysed";
+                }
+                if (!tokens.isWord(i, "EXECUTE")) {
+                    continue;
+                }
+                if (dialect != Dialect.POSTGRESQL && tokens.isWord(i + 1, "IMMEDIATE")) {
+                    continue;
+                }
+                if (tokens.isWord(from, "GRANT") || tokens.isWord(from, "REVOKE")
+                        || (tokens.isWord(from, "ALTER") && tokens.isWord(from + 1, "DEFAULT"))) {
+                    continue;
+                }
+                if (tokens.isWord(from, "CREATE") && i > from && !tokens.isWord(i - 1, "AS")
+                        && (tokens.isWord(i + 1, "FUNCTION") || tokens.isWord(i + 1, "PROCEDURE"))) {
+                    continue;
+                }
+                return "SQL-level EXECUTE of a server-side prepared statement (also under EXPLAIN or in CREATE TABLE .. "
+                        + "AS) may run the driver's own fenced statements with fence values of the caller's choice; it is "
+                        + "refused on connections with fenced tables under both " + FencingConfig.PROCEDURE_CALLS
+                        + " values; prepare the statement through JDBC instead, or require the database guard "
+                        + "(fencing.database-guard=required) so that the database checks what it runs";
+            }
+            return null;
+        }
+
+        /** MariaDB's {@code SET STATEMENT var = value [, ..] FOR statement}. */
+        private boolean isSetStatementFor(int head) {
+            return dialect == Dialect.MARIADB && tokens.isWord(head, "SET") && tokens.isWord(head + 1, "STATEMENT");
+        }
+
+        /** The first token of the statement after {@code SET STATEMENT .. FOR}, or -1. */
+        private int setStatementBody(int head, int to) {
+            for (int i = head + 2; i < to; i++) {
+                if (tokens.depth(i) == tokens.depth(head) && tokens.isWord(i, "FOR")) {
+                    return i + 1 < to ? i + 1 : -1;
+                }
+            }
+            return -1;
+        }
+
+        private static final String[] EXPLAINED_HEADS = {"SELECT", "WITH", "VALUES", "TABLE", "INSERT", "UPDATE",
+                "DELETE", "MERGE", "REPLACE", "UPSERT", "EXECUTE", "CREATE", "DECLARE"};
+
+        private boolean isExplain(int head) {
+            return tokens.isWord(head, "EXPLAIN") || tokens.isWord(head, "ANALYZE") || tokens.isWord(head, "ANALYSE")
+                    || (dialect == Dialect.MARIADB && (tokens.isWord(head, "DESCRIBE") || tokens.isWord(head, "DESC")));
+        }
+
+        /**
+         * {@code EXPLAIN} (and MariaDB's {@code ANALYZE stmt}, {@code DESCRIBE}) is classified by what
+         * it explains: a read is a read; a write is a read too when it is only planned, but refused
+         * when the wrapper runs it ({@code ANALYZE}), since the check cannot be carried there. A bare
+         * {@code ANALYZE table} only gathers statistics.
+         */
+        private String explain(int head, int to, int rawFrom, int rawTo, boolean names) {
+            int inner = head + 1;
+            boolean maintenance = (tokens.isWord(head, "ANALYZE") || tokens.isWord(head, "ANALYSE"))
+                    && (tokens.isWord(inner, "TABLE") || tokens.isWord(inner, "LOCAL") || tokens.isWord(inner, "NO_WRITE_TO_BINLOG"));
+            while (!maintenance && inner < to && !isAnyWord(inner, EXPLAINED_HEADS)) {
+                if (tokens.kind(inner) == SqlTokens.OPEN && isAnyWord(inner + 1, EXPLAINED_HEADS)) {
+                    break;
+                }
+                inner = tokens.kind(inner) == SqlTokens.OPEN ? closeOf(inner) + 1 : inner + 1;
+            }
+            namesFencedTable |= names;
+            if (maintenance || inner >= to || !names) {
+                return null; // statistics, DESCRIBE of a table, or nothing fenced in sight
+            }
+            boolean runs = !tokens.isWord(head, "EXPLAIN") && !tokens.isWord(head, "DESCRIBE") && !tokens.isWord(head, "DESC")
+                    || sql.substring(rawFrom, tokens.start(inner)).toLowerCase(Locale.ROOT).contains("analy");
+            if (!runs) {
+                return null; // only planned: nothing is executed
+            }
+            String refusal = "EXPLAIN ANALYZE runs the statement it explains, and the fence check cannot be carried "
+                    + "there; EXPLAIN it without ANALYZE, or run it through an unfenced connection";
+            Statement parsed;
+            try {
+                parsed = parser.parse(parserText(tokens.start(inner), rawTo));
+            } catch (SqlParser.UnparseableSqlException e) {
+                return refusal + " (the explained statement cannot be read: " + e.getMessage() + ")";
+            }
+            ParsedWrites writes = ParsedWrites.of(parsed, config.column());
+            if (!writes.understood || !writes.selectIntoTargets.isEmpty()
+                    || WriteSites.countStatementHeads(tokens, inner, to) > 0) {
+                return refusal;
+            }
+            for (ParsedWrites.ParsedWrite write : writes.writes) {
+                if (config.fencedTableFor(write.target()) != null) {
+                    return refusal;
+                }
+            }
+            return writes.writes.isEmpty() ? null : refusal;
+        }
+
+        /**
+         * A statement that defines code or a view ({@code CREATE [OR REPLACE] FUNCTION, PROCEDURE,
+         * TRIGGER, RULE, VIEW, EVENT, ALIAS ..}): its body, often a string, runs later, so any
+         * mention of a fenced table counts, not only an identifier.
+         */
+        private boolean isRoutineDefinition(int from, int to) {
+            if (!tokens.isWord(from, "CREATE") && !tokens.isWord(from, "ALTER")) {
+                return false;
+            }
+            for (int i = from + 1; i < Math.min(to, from + 8); i++) {
+                if (isAnyWord(i, ROUTINE_KINDS)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /**
+         * True when a fenced table's name stands as an identifier (not as part of a longer name, in a
+         * string or a comment) in the statement, as this lexer or JSqlParser's tokenizer reads it;
+         * {@code U&".."} identifiers can spell any name, so they count too.
+         */
+        private boolean namesFencedIdentifier(int from, int to, String raw) {
+            for (int i = from; i < to; i++) {
+                if (tokens.isIdentifier(i) && (isFencedName(tokens.identifier(i))
+                        || tokens.text(i).regionMatches(true, 0, "u&\"", 0, 3))) {
+                    return true;
+                }
+            }
+            try {
+                CCJSqlParser second = parser(raw);
+                for (Token token = second.getNextToken(); token.kind != CCJSqlParserConstants.EOF; token = second.getNextToken()) {
+                    if (token.image != null && isFencedName(dev.fencing.config.Identifiers.unquote(token.image)
+                            .toLowerCase(Locale.ROOT))) {
+                        return true;
+                    }
+                }
+            } catch (RuntimeException | Error e) {
+                return true;
+            }
+            return false;
+        }
+
+        private boolean isFencedName(String identifier) {
+            for (TableName table : config.tables()) {
+                if (table.table().equals(identifier)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /** The text JSqlParser reads: the original, with what it cannot read but the database does blanked. */
+        private String parserText(int rawFrom, int rawTo) {
+            return parserView == null ? sql.substring(rawFrom, rawTo) : new String(parserView, rawFrom, rawTo - rawFrom);
+        }
+
+        private void blankToken(int token) {
+            blank(tokens.start(token), tokens.end(token));
+        }
+
+        private void blank(int start, int end) {
+            if (parserView == null) {
+                parserView = sql.toCharArray();
+            }
+            java.util.Arrays.fill(parserView, start, end, ' ');
+        }
+
+        private int closeOf(int open) {
+            int depth = tokens.depth(open);
+            for (int i = open + 1; i < tokens.size(); i++) {
+                if (tokens.kind(i) == SqlTokens.CLOSE && tokens.depth(i) == depth) {
+                    return i;
+                }
+            }
+            return tokens.size() - 1;
         }
 
         /**
