@@ -112,8 +112,7 @@ final class FencedConnection implements Connection {
 
     /** The plan of a plain statement's text. */
     FencePlan plan(String sql) throws SQLException {
-        open();
-        return analyzer.plan(sql);
+        return analyzer.plan(sql, open());
     }
 
     private Connection open() throws SQLException {
@@ -133,8 +132,7 @@ final class FencedConnection implements Connection {
     }
 
     private FencePlan call(String sql) throws SQLException {
-        open();
-        FencePlan plan = analyzer.planCall(sql);
+        FencePlan plan = analyzer.planCall(sql, open());
         if (plan.kind() == FencePlan.Kind.REFUSED) {
             throw plan.refusal();
         }

@@ -8,8 +8,11 @@ import net.sf.jsqlparser.parser.StringProvider;
 import net.sf.jsqlparser.parser.Token;
 import net.sf.jsqlparser.statement.Statement;
 
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 
 /**
  * Turns SQL text into {@link FencePlan}s for one configuration and dialect. Thread-safe.
@@ -30,6 +33,10 @@ public final class StatementAnalyzer {
     /** Words that start a MariaDB compound statement (outside a stored program). */
     private static final String[] COMPOUND_HEADS = {"IF", "CASE", "LOOP", "WHILE", "REPEAT", "FOR", "DECLARE"};
     private static final String[] BEGIN = {"BEGIN"};
+    private static final String[] TRUNCATE = {"TRUNCATE"};
+    /** Statements after which the metadata's facts (keys, cascades) are read again. */
+    private static final String[] SCHEMA_HEADS = {"CREATE", "ALTER", "DROP", "RENAME"};
+    private static final String[] TRANSACTION_CONTROL = {"ROLLBACK", "COMMIT", "END", "ABORT", "SAVEPOINT", "RELEASE"};
     private static final String[] DYNAMIC_HEADS = {"CALL", "EXEC", "EXECUTE", "DO", "PREPARE", "RUNSCRIPT"};
     /**
      * The statement kinds that cannot end the transaction they run in. With epoch tables, any
@@ -46,6 +53,14 @@ public final class StatementAnalyzer {
     private final PlanCache cache;
     private final SqlParser parser;
     private final boolean epochTables;
+    /** What the metadata says about the fenced tables; {@link SchemaFacts#NONE} until learned. */
+    private volatile SchemaFacts facts = SchemaFacts.NONE;
+    /** The pre-filter for tables whose writes cascade into fenced ones; null when there are none. */
+    private volatile FencedNameFilter cascadeParentFilter;
+    private volatile boolean schemaKnown;
+    /** The connection that planned the last schema change: its own reading of the metadata sees it. */
+    private volatile java.lang.ref.WeakReference<Connection> schemaChangedOn;
+    private volatile long lastLearnedNanos;
 
     public StatementAnalyzer(FencingConfig config, Dialect dialect) {
         this.config = config;
@@ -66,11 +81,83 @@ public final class StatementAnalyzer {
 
     /** The plan of a statement text; never throws for bad SQL (refusals are plans). */
     public FencePlan plan(String sql) {
-        if (sql == null || (!filter.mayNameFencedTable(sql) && !mayRunDynamicSql(sql)
+        if (sql == null || (!mentionsWatchedTable(sql) && !mayRunDynamicSql(sql) && !startsWithAny(sql, TRUNCATE)
                 && !(epochTables && !startsWithAny(sql, CANNOT_END_TRANSACTION)))) {
-            return FencePlan.passThrough(sql);
+            return sql != null && startsWithAny(sql, SCHEMA_HEADS) ? FencePlan.passThrough(sql).withSchemaChange()
+                    : FencePlan.passThrough(sql);
         }
         return cache.get(sql, this::analyze);
+    }
+
+    /**
+     * The plan of a text about to run on {@code connection}. The first plan, and the first after a
+     * schema change, reads the fenced tables' keys and foreign-key cascades from the metadata of
+     * the connection (transaction control excepted, so that a failed transaction can still end).
+     *
+     * @throws SQLException when the metadata cannot be read: no plan is made without it
+     */
+    public FencePlan plan(String sql, Connection connection) throws SQLException {
+        learnSchemaIfChanged(sql, connection);
+        FencePlan plan = plan(sql);
+        if (plan.changesSchema()) {
+            schemaChangedOn = new java.lang.ref.WeakReference<>(connection);
+            schemaKnown = false;
+        }
+        return plan;
+    }
+
+    /** {@link #planCall(String)} with the metadata rule of {@link #plan(String, Connection)}. */
+    public FencePlan planCall(String sql, Connection connection) throws SQLException {
+        return plan(sql, connection);
+    }
+
+    private void learnSchemaIfChanged(String sql, Connection connection) throws SQLException {
+        if (schemaKnown || sql == null || startsWithAny(sql, TRANSACTION_CONTROL)) {
+            return;
+        }
+        java.lang.ref.WeakReference<Connection> changedOn = schemaChangedOn;
+        boolean ownChange = changedOn == null || changedOn.get() == connection || changedOn.get() == null;
+        if (!ownChange && System.nanoTime() - lastLearnedNanos < 1_000_000_000L) {
+            return; // another connection's schema change: read again at most once a second until it is seen
+        }
+        learnSchema(connection, ownChange);
+    }
+
+    /**
+     * Reads the fenced tables' keys and foreign-key cascades through {@code connection}'s metadata,
+     * and drops every cached plan when they changed.
+     */
+    public synchronized void learnSchema(Connection connection) throws SQLException {
+        learnSchema(connection, true);
+    }
+
+    private synchronized void learnSchema(Connection connection, boolean settles) throws SQLException {
+        SchemaFacts learned = SchemaFacts.learn(connection, config);
+        lastLearnedNanos = System.nanoTime();
+        if (!learned.equals(facts)) {
+            Set<TableName> parents = new java.util.HashSet<>();
+            for (String name : learned.cascadeParentNames()) {
+                parents.add(TableName.of(null, name));
+            }
+            cascadeParentFilter = parents.isEmpty() ? null : new FencedNameFilter(parents);
+            facts = learned;
+            cache.clear();
+        }
+        if (settles) {
+            schemaChangedOn = null;
+            schemaKnown = true;
+        }
+    }
+
+    /** What the metadata says about the fenced tables (none until learned). */
+    SchemaFacts facts() {
+        return facts;
+    }
+
+    /** True when the text may name a fenced table or a table whose writes cascade into one. */
+    private boolean mentionsWatchedTable(String sql) {
+        FencedNameFilter parents = cascadeParentFilter;
+        return filter.mayNameFencedTable(sql) || (parents != null && parents.mayNameFencedTable(sql));
     }
 
     /**
@@ -146,7 +233,9 @@ public final class StatementAnalyzer {
 
     private FencePlan analyze(String sql) {
         try {
-            return new Analysis(sql).run();
+            Analysis analysis = new Analysis(sql);
+            FencePlan plan = analysis.run();
+            return analysis.changesSchema || startsWithAny(sql, SCHEMA_HEADS) ? plan.withSchemaChange() : plan;
         } catch (RuntimeException | StackOverflowError e) {
             LOG.log(System.Logger.Level.ERROR, "fencing-jdbc failed to analyse a statement; it is refused", e);
             return FencePlan.refused(sql, firstConfiguredTable(), "the statement could not be analysed ("
@@ -167,6 +256,8 @@ public final class StatementAnalyzer {
         Splice splice;
         int epochWrites;
         boolean controlsTransaction;
+        boolean changesSchema;
+        final SchemaFacts facts = StatementAnalyzer.this.facts;
         /** The text as JSqlParser is given it, when something had to be blanked; else null. */
         char[] parserView;
 
@@ -292,7 +383,7 @@ public final class StatementAnalyzer {
          */
         private FencePlan compound() {
             String table = firstConfiguredTable();
-            if (filter.mayNameFencedTable(sql)) {
+            if (mentionsWatchedTable(sql)) {
                 return FencePlan.refused(sql, table, "a MariaDB compound statement (BEGIN NOT ATOMIC, IF, CASE, LOOP, "
                         + "WHILE, REPEAT, FOR, a labelled block, or a stored program's body) that mentions a fenced table "
                         + "(even inside a string) cannot be analysed; nothing was sent");
@@ -348,7 +439,12 @@ public final class StatementAnalyzer {
             }
             // Decided on the raw text, comments and strings included: where this lexer and the
             // database's disagree about what is a comment, the statement is parsed, not passed.
-            boolean names = filter.mayNameFencedTable(raw);
+            boolean names = mentionsWatchedTable(raw);
+            changesSchema |= isAnyWord(from, SCHEMA_HEADS);
+            String truncate = truncateCascade(from, to);
+            if (truncate != null) {
+                return truncate;
+            }
             for (int i = from; i < to; i++) {
                 if (tokens.kind(i) == SqlTokens.EXECUTABLE_COMMENT
                         && (names || config.procedureCalls() == FencingConfig.ProcedureCalls.REJECT)) {
@@ -435,6 +531,14 @@ public final class StatementAnalyzer {
                 ParsedWrites.ParsedWrite write = writes.writes.get(k);
                 WriteSites.Site site = sites.get(k);
                 TableName fenced = config.fencedTableFor(write.target());
+                String cascade = fenced == null ? facts.cascadeInto(write.target(), cascadingEvents(write, site)) : null;
+                if (cascade != null) {
+                    fencedTable = firstConfiguredTable();
+                    return write.description() + " of " + write.target() + " reaches a fenced table through a foreign-key "
+                            + "action (" + cascade + "), where the database writes the fenced rows itself and no fence "
+                            + "check can be carried; write the fenced rows first with fenced statements, or require the "
+                            + "database guard (fencing.database-guard=required) so that the database checks cascaded writes";
+                }
                 // MERGE, REPLACE and TRUNCATE are never spliced, so only their kind must agree
                 boolean agree = site.kind == write.kind()
                         && (site.kind == ParsedWrites.Kind.OTHER || write.target().equals(site.target(tokens)));
@@ -528,6 +632,43 @@ public final class StatementAnalyzer {
             return null;
         }
 
+        /** The events a write makes on existing rows of its target ({@link SchemaFacts#DELETE}, {@link SchemaFacts#UPDATE}). */
+        private int cascadingEvents(ParsedWrites.ParsedWrite write, WriteSites.Site site) {
+            if (write.multiTable() || site.multiTable || write.kind() == ParsedWrites.Kind.OTHER) {
+                return SchemaFacts.DELETE | SchemaFacts.UPDATE; // MERGE, REPLACE (a delete), TRUNCATE ..
+            }
+            return switch (write.kind()) {
+                case DELETE -> SchemaFacts.DELETE;
+                case UPDATE -> SchemaFacts.UPDATE;
+                default -> write.mysqlUpsert() || site.hasConflictUpdate() ? SchemaFacts.UPDATE : 0;
+            };
+        }
+
+        /**
+         * PostgreSQL's {@code TRUNCATE .. CASCADE} also empties every table that references the
+         * ones it names, at any depth: refused when a fenced table is among them.
+         */
+        private String truncateCascade(int from, int to) {
+            if (dialect != Dialect.POSTGRESQL || !tokens.isWord(from, "TRUNCATE")) {
+                return null;
+            }
+            boolean cascade = false;
+            for (int i = from; i < to; i++) {
+                cascade |= tokens.isWord(i, "CASCADE");
+            }
+            if (!cascade) {
+                return null;
+            }
+            for (int i = from + 1; i < to; i++) {
+                if (tokens.isIdentifier(i) && facts.referencedByFencedTable(TableName.of(null, tokens.identifier(i)))) {
+                    fencedTable = firstConfiguredTable();
+                    return "TRUNCATE .. CASCADE of " + tokens.identifier(i) + " also empties the fenced tables that "
+                            + "reference it; delete the fenced rows with fenced statements instead";
+                }
+            }
+            return null;
+        }
+
         /** MariaDB's {@code SET STATEMENT var = value [, ..] FOR statement}. */
         private boolean isSetStatementFor(int head) {
             return dialect == Dialect.MARIADB && tokens.isWord(head, "SET") && tokens.isWord(head + 1, "STATEMENT");
@@ -590,7 +731,8 @@ public final class StatementAnalyzer {
                 return refusal;
             }
             for (ParsedWrites.ParsedWrite write : writes.writes) {
-                if (config.fencedTableFor(write.target()) != null) {
+                if (config.fencedTableFor(write.target()) != null
+                        || facts.cascadeInto(write.target(), SchemaFacts.DELETE | SchemaFacts.UPDATE) != null) {
                     return refusal;
                 }
             }
@@ -702,6 +844,13 @@ public final class StatementAnalyzer {
                     }
                     epochOnly &= config.modeOf(table) == FencingConfig.Mode.EPOCH;
                 }
+            }
+            FencedNameFilter parents = cascadeParentFilter;
+            if (named == null && parents != null && parents.mayNameFencedTable(raw)) {
+                fencedTable = firstConfiguredTable();
+                return "a " + write.description() + " of several tables that names a table whose writes cascade into a "
+                        + "fenced table cannot carry the check; write each table in its own statement, or require the "
+                        + "database guard (fencing.database-guard=required)";
             }
             if (named == null) {
                 return null;
@@ -841,6 +990,7 @@ public final class StatementAnalyzer {
                 return ZeroRowCheck.newestFenceQuery(query.toString(), parameters);
             }
             int targetEnd = site.alias >= 0 ? site.alias : site.targetLast;
+            ZeroRowCheck byKey = keyCheck(site, qualifier, targetEnd);
             query.append(sql, tokens.start(site.targetFirst), tokens.end(targetEnd));
             if (site.fromKeyword >= 0) {
                 query.append(", ").append(sql, tokens.start(site.fromKeyword + 1), tokens.end(site.fromLast));
@@ -850,7 +1000,111 @@ public final class StatementAnalyzer {
                 query.append(" WHERE ").append(sql, tokens.start(site.whereKeyword + 1), tokens.end(site.whereLast));
                 parameters = append(parameters, site.whereKeyword + 1, site.whereLast);
             }
-            return ZeroRowCheck.newestFenceQuery(query.toString(), parameters);
+            return ZeroRowCheck.newestFenceQuery(query.toString(), parameters, byKey);
+        }
+
+        /**
+         * The diagnosis by key: the top-level conjuncts of the WHERE clause of the form {@code
+         * column = value} ({@code value} a parameter or a literal, {@code column} the target's), when
+         * their columns cover a primary key or a unique index of the target; null otherwise (an OR at
+         * the top, no whole key, a column of another table ..).
+         */
+        private ZeroRowCheck keyCheck(WriteSites.Site site, String qualifier, int targetEnd) {
+            List<Set<String>> keys = facts.keysOf(site.target(tokens));
+            if (keys.isEmpty() || site.whereKeyword < 0) {
+                return null;
+            }
+            int depth = tokens.depth(site.whereKeyword);
+            List<int[]> conjuncts = new java.util.ArrayList<>();
+            int start = site.whereKeyword + 1;
+            boolean between = false;
+            for (int i = start; i <= site.whereLast; i++) {
+                if (tokens.depth(i) != depth) {
+                    continue;
+                }
+                if (tokens.isWord(i, "OR") || tokens.isWord(i, "XOR") || (tokens.kind(i) == SqlTokens.OPERATOR
+                        && (tokens.text(i).equals("|") || tokens.text(i).equals("&")))) {
+                    return null; // MariaDB's || and && are OR and AND; any of it at the top: no conjunction to trust
+                }
+                if (tokens.isWord(i, "BETWEEN")) {
+                    between = true;
+                } else if (tokens.isWord(i, "AND")) {
+                    if (between) {
+                        between = false;
+                    } else {
+                        conjuncts.add(new int[] {start, i - 1});
+                        start = i + 1;
+                    }
+                }
+            }
+            conjuncts.add(new int[] {start, site.whereLast});
+            java.util.Map<String, int[]> equalities = new java.util.LinkedHashMap<>();
+            for (int[] conjunct : conjuncts) {
+                String column = keyEquality(conjunct[0], conjunct[1], site, qualifier);
+                if (column != null) {
+                    equalities.putIfAbsent(column, conjunct);
+                }
+            }
+            for (Set<String> key : keys) {
+                if (!equalities.keySet().containsAll(key)) {
+                    continue;
+                }
+                StringBuilder query = new StringBuilder("SELECT MAX(COALESCE(").append(qualifier).append('.')
+                        .append(config.column()).append(", 0)) FROM ")
+                        .append(sql, tokens.start(site.targetFirst), tokens.end(targetEnd)).append(" WHERE ");
+                int[] parameters = new int[0];
+                String separator = "";
+                for (String column : key) {
+                    int[] conjunct = equalities.get(column);
+                    query.append(separator).append(sql, tokens.start(conjunct[0]), tokens.end(conjunct[1]));
+                    parameters = append(parameters, conjunct[0], conjunct[1]);
+                    separator = " AND ";
+                }
+                return ZeroRowCheck.newestFenceQuery(query.toString(), parameters);
+            }
+            return null;
+        }
+
+        /**
+         * The column (folded) of a conjunct {@code [q.]column = value} or {@code value = [q.]column}
+         * in tokens {@code [first, last]}, where {@code q} is the target's alias or name (a bare column
+         * only when the write reads no other table) and {@code value} a parameter, a number or a
+         * string; else null.
+         */
+        private String keyEquality(int first, int last, WriteSites.Site site, String qualifier) {
+            for (int equals = first + 1; equals < last; equals++) {
+                if (tokens.kind(equals) == SqlTokens.OPERATOR && tokens.text(equals).equals("=")) {
+                    String column = columnOf(first, equals - 1, site, qualifier);
+                    if (column != null && isPlainValue(equals + 1, last)) {
+                        return column;
+                    }
+                    column = columnOf(equals + 1, last, site, qualifier);
+                    return column != null && isPlainValue(first, equals - 1) ? column : null;
+                }
+            }
+            return null;
+        }
+
+        private String columnOf(int first, int last, WriteSites.Site site, String qualifier) {
+            if (first == last && tokens.isIdentifier(first) && site.fromKeyword < 0) {
+                return tokens.identifier(first);
+            }
+            if (last == first + 2 && tokens.isIdentifier(first) && tokens.kind(first + 1) == SqlTokens.DOT
+                    && tokens.isIdentifier(last) && dev.fencing.config.Identifiers.unquote(tokens.text(first))
+                    .equalsIgnoreCase(dev.fencing.config.Identifiers.unquote(qualifier))) {
+                return tokens.identifier(last);
+            }
+            return null;
+        }
+
+        private boolean isPlainValue(int first, int last) {
+            if (first == last) {
+                byte kind = tokens.kind(first);
+                return kind == SqlTokens.PARAMETER || kind == SqlTokens.NUMBER
+                        || (kind == SqlTokens.STRING && !tokens.hasBackslash(first));
+            }
+            return last == first + 1 && tokens.kind(first) == SqlTokens.OPERATOR && tokens.text(first).equals("-")
+                    && tokens.kind(last) == SqlTokens.NUMBER;
         }
 
         private int[] append(int[] parameters, int first, int last) {
