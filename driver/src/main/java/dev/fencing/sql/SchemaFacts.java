@@ -111,9 +111,10 @@ final class SchemaFacts {
         // (SET NULL / SET DEFAULT); a parent's update reaches a child's update (any action)
         Map<Located, Integer> reach = new HashMap<>();
         Map<Located, String> paths = new HashMap<>();
+        Map<Located, String> actions = new HashMap<>();
         for (Located table : fenced) {
             reach.put(table, DELETE | UPDATE);
-            paths.put(table, table.name);
+            paths.put(table, table.name.toLowerCase(Locale.ROOT));
         }
         boolean changed = true;
         while (changed) {
@@ -138,7 +139,10 @@ final class SchemaFacts {
                     int before = reach.getOrDefault(reference.parent, 0);
                     if ((before | parentReach) != before) {
                         reach.put(reference.parent, before | parentReach);
-                        paths.putIfAbsent(reference.parent, reference.parent.name + " -> " + paths.get(child) + " (" + action + ")");
+                        paths.putIfAbsent(reference.parent, reference.parent.name.toLowerCase(Locale.ROOT) + " -> "
+                                + paths.get(child));
+                        actions.putIfAbsent(reference.parent, actions.containsKey(child)
+                                ? action + ", " + actions.get(child) : action);
                         changed = true;
                     }
                 }
@@ -148,7 +152,7 @@ final class SchemaFacts {
         for (Map.Entry<Located, Integer> entry : reach.entrySet()) {
             if (!fenced.contains(entry.getKey())) {
                 cascadeParents.merge(entry.getKey().name.toLowerCase(Locale.ROOT),
-                        new Cascade(entry.getValue(), paths.get(entry.getKey())),
+                        new Cascade(entry.getValue(), paths.get(entry.getKey()) + " (" + actions.get(entry.getKey()) + ")"),
                         (a, b) -> new Cascade(a.events | b.events, a.path));
             }
         }
