@@ -195,23 +195,13 @@ public final class StatementAnalyzer {
         for (int j = i; j < n; j++) {
             char c = sql.charAt(j);
             if (c == ';' || c == '{' || c == '#' || (c == '-' && j + 1 < n && sql.charAt(j + 1) == '-')
-                    || (c == '/' && j + 1 < n && (sql.charAt(j + 1) == '*' || sql.charAt(j + 1) == '/'))) {
+                    || (c == '/' && j + 1 < n && (sql.charAt(j + 1) == '*' || sql.charAt(j + 1) == '/'))
+                    // SQL-level EXECUTE hides in wrappers (EXPLAIN ANALYZE EXECUTE, CREATE TABLE .. AS EXECUTE)
+                    || ((c == 'e' || c == 'E') && sql.regionMatches(true, j, "execute", 0, 7))) {
                 return true;
             }
         }
-        return startsWithAny(sql, DYNAMIC_HEADS) || startsWithAny(sql, COMPOUND_HEADS) || startsWithAny(sql, BEGIN)
-                || containsExecute(sql);
-    }
-
-    /** True when "execute" appears anywhere, any case: SQL-level EXECUTE hides in wrappers (EXPLAIN ..). */
-    private static boolean containsExecute(String sql) {
-        for (int i = 0, last = sql.length() - 7; i <= last; i++) {
-            char c = sql.charAt(i);
-            if ((c == 'e' || c == 'E') && sql.regionMatches(true, i, "execute", 0, 7)) {
-                return true;
-            }
-        }
-        return false;
+        return startsWithAny(sql, DYNAMIC_HEADS) || startsWithAny(sql, COMPOUND_HEADS) || startsWithAny(sql, BEGIN);
     }
 
     /** True when the first word (after ASCII white space) is one of {@code words}. */
