@@ -33,7 +33,6 @@ public final class StatementAnalyzer {
     /** Words that start a MariaDB compound statement (outside a stored program). */
     private static final String[] COMPOUND_HEADS = {"IF", "CASE", "LOOP", "WHILE", "REPEAT", "FOR", "DECLARE"};
     private static final String[] BEGIN = {"BEGIN"};
-    private static final String[] TRUNCATE = {"TRUNCATE"};
     /** Statements after which the metadata's facts (keys, cascades) are read again. */
     private static final String[] SCHEMA_HEADS = {"CREATE", "ALTER", "DROP", "RENAME"};
     private static final String[] TRANSACTION_CONTROL = {"ROLLBACK", "COMMIT", "END", "ABORT", "SAVEPOINT", "RELEASE"};
@@ -81,10 +80,13 @@ public final class StatementAnalyzer {
 
     /** The plan of a statement text; never throws for bad SQL (refusals are plans). */
     public FencePlan plan(String sql) {
-        if (sql == null || (!mentionsWatchedTable(sql) && !mayRunDynamicSql(sql) && !startsWithAny(sql, TRUNCATE)
-                && !(epochTables && !startsWithAny(sql, CANNOT_END_TRANSACTION)))) {
-            return sql != null && startsWithAny(sql, SCHEMA_HEADS) ? FencePlan.passThrough(sql).withSchemaChange()
-                    : FencePlan.passThrough(sql);
+        if (sql == null) {
+            return FencePlan.passThrough(null);
+        }
+        int head = headMask(sql);
+        if (!mentionsWatchedTable(sql) && !mayRunDynamicSql(sql, head) && (head & HEAD_TRUNCATE) == 0
+                && !(epochTables && (head & HEAD_CANNOT_END_TRANSACTION) == 0)) {
+            return (head & HEAD_SCHEMA) != 0 ? FencePlan.passThrough(sql).withSchemaChange() : FencePlan.passThrough(sql);
         }
         return cache.get(sql, this::analyze);
     }
@@ -179,7 +181,7 @@ public final class StatementAnalyzer {
      * with a plain ASCII word other than a procedure keyword, and has no comment, semicolon or
      * JDBC escape anywhere, is cleared here; everything else is lexed with the dialect's rules.
      */
-    private static boolean mayRunDynamicSql(String sql) {
+    private static boolean mayRunDynamicSql(String sql, int head) {
         int n = sql.length();
         int i = 0;
         while (i < n && (sql.charAt(i) == ' ' || sql.charAt(i) == '\t' || sql.charAt(i) == '\n')) {
@@ -201,7 +203,61 @@ public final class StatementAnalyzer {
                 return true;
             }
         }
-        return startsWithAny(sql, DYNAMIC_HEADS) || startsWithAny(sql, COMPOUND_HEADS) || startsWithAny(sql, BEGIN);
+        return (head & HEAD_DYNAMIC) != 0;
+    }
+
+    private static final int HEAD_DYNAMIC = 1;
+    private static final int HEAD_TRUNCATE = 2;
+    private static final int HEAD_SCHEMA = 4;
+    private static final int HEAD_CANNOT_END_TRANSACTION = 8;
+    private static final String[] HEAD_WORDS;
+    private static final int[] HEAD_MASKS;
+
+    static {
+        java.util.Map<String, Integer> masks = new java.util.LinkedHashMap<>();
+        for (String[] words : new String[][] {DYNAMIC_HEADS, COMPOUND_HEADS, BEGIN}) {
+            for (String word : words) {
+                masks.merge(word, HEAD_DYNAMIC, (a, b) -> a | b);
+            }
+        }
+        masks.merge("TRUNCATE", HEAD_TRUNCATE, (a, b) -> a | b);
+        for (String word : SCHEMA_HEADS) {
+            masks.merge(word, HEAD_SCHEMA, (a, b) -> a | b);
+        }
+        for (String word : CANNOT_END_TRANSACTION) {
+            masks.merge(word, HEAD_CANNOT_END_TRANSACTION, (a, b) -> a | b);
+        }
+        HEAD_WORDS = masks.keySet().toArray(new String[0]);
+        HEAD_MASKS = masks.values().stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    /**
+     * What the text's first word (after ASCII white space) is, as {@code HEAD_*} bits: one pass over
+     * the word and a length-and-letter match against the few words the pre-filter cares about.
+     */
+    private static int headMask(String sql) {
+        int n = sql.length();
+        int i = 0;
+        while (i < n && (sql.charAt(i) == ' ' || sql.charAt(i) == '\t' || sql.charAt(i) == '\n')) {
+            i++;
+        }
+        int end = i;
+        while (end < n && (Character.isLetterOrDigit(sql.charAt(end)) || sql.charAt(end) == '_')) {
+            end++;
+        }
+        int length = end - i;
+        if (length == 0) {
+            return 0;
+        }
+        char first = Character.toUpperCase(sql.charAt(i));
+        int mask = 0;
+        for (int k = 0; k < HEAD_WORDS.length; k++) {
+            String word = HEAD_WORDS[k];
+            if (word.length() == length && word.charAt(0) == first && sql.regionMatches(true, i, word, 0, length)) {
+                mask |= HEAD_MASKS[k];
+            }
+        }
+        return mask;
     }
 
     /** True when the first word (after ASCII white space) is one of {@code words}. */
@@ -225,7 +281,7 @@ public final class StatementAnalyzer {
         try {
             Analysis analysis = new Analysis(sql);
             FencePlan plan = analysis.run();
-            return analysis.changesSchema || startsWithAny(sql, SCHEMA_HEADS) ? plan.withSchemaChange() : plan;
+            return analysis.changesSchema || (headMask(sql) & HEAD_SCHEMA) != 0 ? plan.withSchemaChange() : plan;
         } catch (RuntimeException | StackOverflowError e) {
             LOG.log(System.Logger.Level.ERROR, "fencing-jdbc failed to analyse a statement; it is refused", e);
             return FencePlan.refused(sql, firstConfiguredTable(), "the statement could not be analysed ("
