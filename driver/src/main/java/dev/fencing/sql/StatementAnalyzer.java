@@ -199,7 +199,8 @@ public final class StatementAnalyzer {
             if (c == ';' || c == '{' || c == '#' || (c == '-' && j + 1 < n && sql.charAt(j + 1) == '-')
                     || (c == '/' && j + 1 < n && (sql.charAt(j + 1) == '*' || sql.charAt(j + 1) == '/'))
                     // SQL-level EXECUTE hides in wrappers (EXPLAIN ANALYZE EXECUTE, CREATE TABLE .. AS EXECUTE)
-                    || ((c == 'e' || c == 'E') && sql.regionMatches(true, j, "execute", 0, 7))) {
+                    || ((c | 0x20) == 'e' && j + 6 < n && (sql.charAt(j + 1) | 0x20) == 'x'
+                    && sql.regionMatches(true, j, "execute", 0, 7))) {
                 return true;
             }
         }
