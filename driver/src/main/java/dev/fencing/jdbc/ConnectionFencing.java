@@ -49,7 +49,7 @@ public final class ConnectionFencing {
         Objects.requireNonNull(raw, "raw");
         Objects.requireNonNull(config, "config");
         EpochClaims claims = config.hasEpochTables() ? claimsOf(raw) : null;
-        return FencedConnection.fence(raw, fenced -> ANALYZERS.get(config, FencedConnection.dialectOf(fenced)), claims);
+        return FencedConnection.fence(raw, fenced -> ANALYZERS.get(config, fenced), claims);
     }
 
     /** The claims shared by the connections to {@code raw}'s database; null (its own) when its URL is unknown. */

@@ -104,7 +104,7 @@ public final class FencingDriver implements Driver {
         LOG.log(System.Logger.Level.DEBUG, () -> "fencing a " + FencingUrl.scheme(target.delegateUrl())
                 + " connection with " + config);
         return FencedConnection.fence(connection,
-                fenced -> ANALYZERS.get(config, FencedConnection.dialectOf(fenced)));
+                fenced -> ANALYZERS.get(config, fenced));
     }
 
     private static FencingUrl parse(String url) throws FencingException {
