@@ -35,6 +35,7 @@ public final class StatementAnalyzer {
     private static final String[] BEGIN = {"BEGIN"};
     /** Statements after which the metadata's facts (keys, cascades) are read again. */
     private static final String[] SCHEMA_HEADS = {"CREATE", "ALTER", "DROP", "RENAME"};
+    private static final String[] TEMPORARY = {"TEMP", "TEMPORARY"};
     private static final String[] TRANSACTION_CONTROL = {"ROLLBACK", "COMMIT", "END", "ABORT", "SAVEPOINT", "RELEASE"};
     private static final String[] DYNAMIC_HEADS = {"CALL", "EXEC", "EXECUTE", "DO", "PREPARE", "RUNSCRIPT"};
     /**
@@ -86,7 +87,8 @@ public final class StatementAnalyzer {
         int head = headMask(sql);
         if (!mentionsWatchedTable(sql) && !mayRunDynamicSql(sql, head) && (head & HEAD_TRUNCATE) == 0
                 && !(epochTables && (head & HEAD_CANNOT_END_TRANSACTION) == 0)) {
-            return (head & HEAD_SCHEMA) != 0 ? FencePlan.passThrough(sql).withSchemaChange() : FencePlan.passThrough(sql);
+            return (head & HEAD_SCHEMA) != 0 && !isTemporaryTableChange(sql)
+                    ? FencePlan.passThrough(sql).withSchemaChange() : FencePlan.passThrough(sql);
         }
         return cache.get(sql, this::analyze);
     }
@@ -261,6 +263,24 @@ public final class StatementAnalyzer {
         return mask;
     }
 
+    /**
+     * {@code CREATE [GLOBAL|LOCAL] TEMP[ORARY] ..} and {@code DROP TEMPORARY ..}: a temporary table
+     * can be referenced by no permanent table, so its DDL changes no fact about the fenced tables
+     * (and applications that make one per request do not pay a metadata read each time).
+     */
+    private static boolean isTemporaryTableChange(String sql) {
+        String[] words = sql.strip().split("\\s+", 4);
+        if (words.length < 3) {
+            return false;
+        }
+        String second = words[1].toUpperCase(Locale.ROOT);
+        if (second.equals("GLOBAL") || second.equals("LOCAL")) {
+            second = words[2].toUpperCase(Locale.ROOT);
+        }
+        return (words[0].equalsIgnoreCase("CREATE") || words[0].equalsIgnoreCase("DROP"))
+                && (second.equals("TEMP") || second.equals("TEMPORARY"));
+    }
+
     /** True when the first word (after ASCII white space) is one of {@code words}. */
     private static boolean startsWithAny(String sql, String[] words) {
         int n = sql.length();
@@ -282,7 +302,8 @@ public final class StatementAnalyzer {
         try {
             Analysis analysis = new Analysis(sql);
             FencePlan plan = analysis.run();
-            return analysis.changesSchema || (headMask(sql) & HEAD_SCHEMA) != 0 ? plan.withSchemaChange() : plan;
+            boolean changesSchema = analysis.changesSchema || ((headMask(sql) & HEAD_SCHEMA) != 0 && !isTemporaryTableChange(sql));
+            return changesSchema ? plan.withSchemaChange() : plan;
         } catch (RuntimeException | StackOverflowError e) {
             LOG.log(System.Logger.Level.ERROR, "fencing-jdbc failed to analyse a statement; it is refused", e);
             return FencePlan.refused(sql, firstConfiguredTable(), "the statement could not be analysed ("
@@ -487,7 +508,8 @@ public final class StatementAnalyzer {
             // Decided on the raw text, comments and strings included: where this lexer and the
             // database's disagree about what is a comment, the statement is parsed, not passed.
             boolean names = mentionsWatchedTable(raw);
-            changesSchema |= isAnyWord(from, SCHEMA_HEADS);
+            changesSchema |= isAnyWord(from, SCHEMA_HEADS) && !(isAnyWord(from + 1, TEMPORARY)
+                    || ((tokens.isWord(from + 1, "GLOBAL") || tokens.isWord(from + 1, "LOCAL")) && isAnyWord(from + 2, TEMPORARY)));
             String truncate = truncateCascade(from, to);
             if (truncate != null) {
                 return truncate;

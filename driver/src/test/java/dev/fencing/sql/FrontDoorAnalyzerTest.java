@@ -193,4 +193,17 @@ class FrontDoorAnalyzerTest {
         // MariaDB runs the UPDATE; JSqlParser (the second reader) takes a comment: refused, never passed as a read
         assertThat(mariaDb.plan("SELECT 1 --\u2028; UPDATE orders SET status = 'x'").kind()).isEqualTo(FencePlan.Kind.REFUSED);
     }
+
+    @Test
+    void schemaChangesAreMarkedSoTheMetadataIsReadAgainButTemporaryTablesAreNot() {
+        assertThat(postgres.plan("CREATE TABLE zz (id int REFERENCES customers (id) ON DELETE CASCADE)").changesSchema()).isTrue();
+        assertThat(postgres.plan("ALTER TABLE customers ADD CONSTRAINT c FOREIGN KEY (r) REFERENCES regions (id)")
+                .changesSchema()).isTrue();
+        assertThat(postgres.plan("SELECT 1; DROP TABLE customers").changesSchema()).isTrue();
+        assertThat(postgres.plan("ALTER TABLE customers RENAME TO clients").changesSchema()).isTrue();
+        assertThat(postgres.plan("CREATE TEMP TABLE scratch (id int)").changesSchema()).isFalse();
+        assertThat(postgres.plan("CREATE GLOBAL TEMPORARY TABLE scratch (id int)").changesSchema()).isFalse();
+        assertThat(mariaDb.plan("DROP TEMPORARY TABLE scratch").changesSchema()).isFalse();
+        assertThat(postgres.plan("SELECT * FROM customers").changesSchema()).isFalse();
+    }
 }
