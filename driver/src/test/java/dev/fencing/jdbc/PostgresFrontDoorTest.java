@@ -92,7 +92,22 @@ class PostgresFrontDoorTest extends FrontDoorContract {
                         UnfenceableStatementException.class);
             }
         }
+        // a procedure call the server runs after the quote, where a reader that took "$٣$" for no quote
+        // sees one SELECT whose string holds it: refused under procedure-calls=reject, as any call is
+        sql("CREATE OR REPLACE PROCEDURE fd_touch() LANGUAGE sql AS $$ UPDATE orders SET status = 'hacked' $$");
+        FencingDataSource rejecting = new FencingDataSource(withUrlSuffix("&preferQueryMode=simple"),
+                FencingConfig.builder().tables("orders").procedureCalls(FencingConfig.ProcedureCalls.REJECT).build());
+        String hiddenCall = "SELECT $٣$ ' $٣$; CALL fd_touch(); --'";
+        try (Statement statement = connection(rejecting).createStatement()) {
+            assertThatThrownBy(() -> statement.execute(hiddenCall)).isInstanceOf(UnfenceableStatementException.class)
+                    .hasMessageContaining("reject");
+        }
         assertThat(order(42)).isEqualTo(new Order(42, "pending", 100, 5));
+        try (Connection rawConnection = withUrlSuffix("&preferQueryMode=simple").getConnection();
+             Statement statement = rawConnection.createStatement()) {
+            statement.execute(hiddenCall); // the raw path: the server calls the procedure
+        }
+        assertThat(order(42).status()).isEqualTo("hacked");
     }
 
     @Test
