@@ -73,7 +73,11 @@ final class SchemaFacts {
         return referenced.contains(table.table());
     }
 
-    /** Reads the facts for {@code config}'s fenced tables through {@code connection}'s metadata. */
+    /**
+     * Reads the facts for {@code config}'s fenced tables through {@code connection}'s metadata. A
+     * driver that answers a metadata call with null (against the JDBC contract; stub drivers do)
+     * is taken to know no table, key or foreign key.
+     */
     static SchemaFacts learn(Connection connection, FencingConfig config) throws SQLException {
         DatabaseMetaData metadata = connection.getMetaData();
         Map<String, List<Set<String>>> keys = new HashMap<>();
@@ -229,7 +233,7 @@ final class SchemaFacts {
         List<Located> found = new ArrayList<>();
         String wanted = schemaPattern != null ? schemaPattern : catalogPattern;
         try (ResultSet rows = metadata.getTables(catalogPattern, schemaPattern, pattern, null)) {
-            while (rows.next()) {
+            while (rows != null && rows.next()) {
                 String name = rows.getString("TABLE_NAME");
                 String schema = rows.getString("TABLE_SCHEM");
                 String catalog = rows.getString("TABLE_CAT");
@@ -248,7 +252,7 @@ final class SchemaFacts {
         List<Set<String>> keys = new ArrayList<>();
         Set<String> primary = new HashSet<>();
         try (ResultSet rows = metadata.getPrimaryKeys(table.catalog, table.schema, table.name)) {
-            while (rows.next()) {
+            while (rows != null && rows.next()) {
                 primary.add(rows.getString("COLUMN_NAME").toLowerCase(Locale.ROOT));
             }
         }
@@ -258,7 +262,7 @@ final class SchemaFacts {
         Map<String, Set<String>> unique = new LinkedHashMap<>();
         Set<String> unusable = new HashSet<>();
         try (ResultSet rows = metadata.getIndexInfo(table.catalog, table.schema, table.name, true, true)) {
-            while (rows.next()) {
+            while (rows != null && rows.next()) {
                 String index = rows.getString("INDEX_NAME");
                 if (index == null || rows.getBoolean("NON_UNIQUE")) {
                     continue;
@@ -290,7 +294,7 @@ final class SchemaFacts {
         }
         List<Reference> references = new ArrayList<>();
         try (ResultSet rows = metadata.getImportedKeys(child.catalog, child.schema, child.name)) {
-            while (rows.next()) {
+            while (rows != null && rows.next()) {
                 Located parent = new Located(rows.getString("PKTABLE_CAT"), rows.getString("PKTABLE_SCHEM"),
                         rows.getString("PKTABLE_NAME"));
                 references.add(new Reference(parent, rows.getShort("DELETE_RULE"), rows.getShort("UPDATE_RULE")));
