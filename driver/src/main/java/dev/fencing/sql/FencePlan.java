@@ -71,6 +71,38 @@ public final class FencePlan {
         this.changesSchema = true;
     }
 
+    private FencePlan(FencePlan template, String sql, java.util.function.UnaryOperator<String> derive) {
+        this.kind = template.kind;
+        this.sql = sql;
+        this.fencedTable = template.fencedTable;
+        if (template.pieces == null) {
+            this.pieces = null;
+            this.preparedSql = sql;
+        } else {
+            this.pieces = new String[template.pieces.length];
+            for (int i = 0; i < pieces.length; i++) {
+                pieces[i] = derive.apply(template.pieces[i]);
+            }
+            this.preparedSql = String.join("?", pieces);
+        }
+        this.databaseIndexes = template.databaseIndexes;
+        this.fenceIndexes = template.fenceIndexes;
+        this.zeroRowCheck = template.zeroRowCheck == null ? null : template.zeroRowCheck.withQueries(derive);
+        this.refusal = template.refusal;
+        this.countIsTheFencedWrite = template.countIsTheFencedWrite;
+        this.writesEpochTable = template.writesEpochTable;
+        this.controlsTransaction = template.controlsTransaction;
+        this.changesSchema = template.changesSchema;
+    }
+
+    /**
+     * This plan (a shape's template, see {@link ShapeCache}) for {@code sql}: every text derived
+     * from the template's (the database's text, the zero-row queries) passed through {@code derive}.
+     */
+    FencePlan withText(String sql, java.util.function.UnaryOperator<String> derive) {
+        return new FencePlan(this, sql, derive);
+    }
+
     /** This plan, marked as changing the schema. */
     FencePlan withSchemaChange() {
         return changesSchema ? this : new FencePlan(this);

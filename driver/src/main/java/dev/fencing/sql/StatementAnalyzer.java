@@ -51,6 +51,8 @@ public final class StatementAnalyzer {
     private final Dialect dialect;
     private final FencedNameFilter filter;
     private final PlanCache cache;
+    /** Plans by shape: texts that differ only in their literals share one analysis. */
+    private final ShapeCache shapes;
     private final SqlParser parser;
     private final boolean epochTables;
     /** How many texts were analysed (cache misses): for the plan cache's hit ratio in events. */
@@ -69,6 +71,7 @@ public final class StatementAnalyzer {
         this.dialect = dialect;
         this.filter = new FencedNameFilter(config.tables());
         this.cache = new PlanCache(config.planCacheSize());
+        this.shapes = new ShapeCache(config.planCacheSize());
         this.parser = new SqlParser(dialect, config.parseTimeoutMillis());
         this.epochTables = config.hasEpochTables();
     }
@@ -147,6 +150,7 @@ public final class StatementAnalyzer {
             }
             cascadeParentFilter = parents.isEmpty() ? null : new FencedNameFilter(parents);
             facts = learned;
+            shapes.clear();
             cache.clear();
         }
         if (settles) {
@@ -305,10 +309,52 @@ public final class StatementAnalyzer {
         return analyses.get();
     }
 
+    /**
+     * A text-cache miss: the plan by the text's shape when the shape rule admits the text (only the
+     * first text of a shape is analysed), else the full analysis.
+     */
     private FencePlan analyze(String sql) {
+        SqlTokens tokens;
+        try {
+            tokens = SqlTokens.lex(sql, dialect);
+        } catch (SqlTokens.UnreadableSqlException | RuntimeException e) {
+            return analyzeFully(sql, null);
+        }
+        FencePlan byShape = planByShape(sql, tokens);
+        return byShape != null ? byShape : analyzeFully(sql, tokens);
+    }
+
+    private FencePlan planByShape(String sql, SqlTokens tokens) {
+        ShapeCache.Shape shape = ShapeCache.shapeOf(sql, tokens, this::mentionsWatchedTable);
+        return shape == null ? null : shapes.plan(sql, shape, key -> analyzeFully(key, null));
+    }
+
+    /**
+     * The plan the shape path gives {@code sql}, or null when the shape rule sends it to the full
+     * analysis. Not cached by text; for the proof that both paths agree.
+     */
+    public FencePlan shapePlan(String sql) {
+        try {
+            return planByShape(sql, SqlTokens.lex(sql, dialect));
+        } catch (SqlTokens.UnreadableSqlException e) {
+            return null;
+        }
+    }
+
+    /** The full analysis of {@code sql}, cached nowhere; for the proof that both paths agree. */
+    public FencePlan fullAnalysis(String sql) {
+        return analyzeFully(sql, null);
+    }
+
+    /** How many shapes have a template now. */
+    public int cachedShapes() {
+        return shapes.size();
+    }
+
+    private FencePlan analyzeFully(String sql, SqlTokens lexed) {
         analyses.incrementAndGet();
         try {
-            Analysis analysis = new Analysis(sql);
+            Analysis analysis = new Analysis(sql, lexed);
             FencePlan plan = analysis.run();
             boolean changesSchema = analysis.changesSchema || ((headMask(sql) & HEAD_SCHEMA) != 0 && !isTemporaryTableChange(sql));
             return changesSchema ? plan.withSchemaChange() : plan;
@@ -346,13 +392,16 @@ public final class StatementAnalyzer {
             return false;
         }
 
-        Analysis(String sql) {
+        Analysis(String sql, SqlTokens lexed) {
             this.sql = sql;
+            this.tokens = lexed;
         }
 
         FencePlan run() {
             try {
-                tokens = SqlTokens.lex(sql, dialect);
+                if (tokens == null) {
+                    tokens = SqlTokens.lex(sql, dialect);
+                }
             } catch (SqlTokens.UnreadableSqlException e) {
                 return FencePlan.refused(sql, firstConfiguredTable(),
                         "the SQL cannot be read (" + e.getMessage() + "), and it may write a fenced table; nothing was sent");

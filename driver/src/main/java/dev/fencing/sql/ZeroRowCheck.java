@@ -59,6 +59,15 @@ public final class ZeroRowCheck {
         return byKey;
     }
 
+    /** The same check with its queries passed through {@code derive} (a shape's literals put back). */
+    ZeroRowCheck withQueries(java.util.function.UnaryOperator<String> derive) {
+        if (query == null) {
+            return this;
+        }
+        return new ZeroRowCheck(method, derive.apply(query), queryParameters, expectedRows,
+                byKey == null ? null : byKey.withQueries(derive));
+    }
+
     static ZeroRowCheck expectedRows(int rows) {
         return new ZeroRowCheck(Method.EXPECTED_ROWS, null, new int[0], rows, null);
     }
