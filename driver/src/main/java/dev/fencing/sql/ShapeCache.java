@@ -101,7 +101,10 @@ final class ShapeCache {
                     return null;
                 }
                 case SqlTokens.WORD -> {
-                    if (isAny(tokens, i, EXCLUDED_WORDS) || (!update && tokens.isWord(i, "SET"))) {
+                    boolean conflictAction = tokens.isWord(i, "DO")
+                            && (tokens.isWord(i + 1, "UPDATE") || tokens.isWord(i + 1, "NOTHING")); // ON CONFLICT .. DO
+                    if ((isAny(tokens, i, EXCLUDED_WORDS) && !conflictAction) || (!update && tokens.isWord(i, "SET")
+                            && !conflictAction && !tokens.isWord(i - 1, "UPDATE"))) {
                         return null;
                     }
                 }

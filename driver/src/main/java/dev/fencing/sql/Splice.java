@@ -34,6 +34,35 @@ final class Splice {
         edits.add(new Edit(start, end, text, edits.size()));
     }
 
+    /**
+     * Why an insertion would join the text next to it into one token (a letter, digit or fence on
+     * both sides of an edge, or a fence next to a point), or null when every insertion stands apart.
+     */
+    String fusedEdge() {
+        for (Edit edit : edits) {
+            if (edit.text.isEmpty()) {
+                continue;
+            }
+            char first = edit.text.charAt(0);
+            char last = edit.text.charAt(edit.text.length() - 1);
+            if ((edit.start > 0 && joins(sql.charAt(edit.start - 1), first))
+                    || (edit.end < sql.length() && joins(last, sql.charAt(edit.end)))) {
+                return "the fence check would join the text next to it at offset " + edit.start
+                        + " (write a space there)";
+            }
+        }
+        return null;
+    }
+
+    private static boolean joins(char before, char after) {
+        return (isWordPart(before) && isWordPart(after)) || (before == FENCE && after == '.')
+                || (before == '.' && after == FENCE);
+    }
+
+    private static boolean isWordPart(char c) {
+        return c == FENCE || Character.isLetterOrDigit(c) || c == '_' || c == '$' || c >= 0x80;
+    }
+
     boolean isEmpty() {
         return edits.isEmpty();
     }

@@ -466,8 +466,11 @@ public final class StatementAnalyzer {
                 }
             }
             Splice.Result spliced = splice.apply(parameterOffsets);
-            String unverified = verifyWithParserTokens(parserView == null ? spliced
-                    : splice.apply(parameterOffsets, new String(parserView)));
+            String unverified = splice.fusedEdge();
+            if (unverified == null) {
+                unverified = verifyWithParserTokens(parserView == null ? spliced
+                        : splice.apply(parameterOffsets, new String(parserView)), statements > 1);
+            }
             if (unverified != null) {
                 return FencePlan.refused(sql, fencedTable, unverified + "; nothing was sent");
             }
@@ -1004,10 +1007,19 @@ public final class StatementAnalyzer {
 
         /**
          * Checks the spliced text with JSqlParser's own tokenizer, a second lexer: every fence must
-         * stand as a token of its own (not inside what that lexer takes for a comment or a string),
-         * and the spliced text must still parse.
+         * stand as a token of its own (not inside what that lexer takes for a comment or a string).
+         * With {@code reparse} (a text of several statements) the spliced text must also still parse.
+         *
+         * <p>Why one statement is not parsed again: what is inserted is fixed, self-delimiting text
+         * (parentheses, {@code AND}, a column, a fence placeholder) at boundaries of tokens this
+         * lexer found, around writes whose places JSqlParser's parse of the original confirmed
+         * (same writes, same targets); {@link Splice#fusedEdge} checks that no insertion joins a
+         * neighbouring word or number, and the scan below that the fences stand alone for a second
+         * lexer. A second parse would add only that the result is grammatical, and a single statement
+         * that is not is rejected by the database as a whole, with nothing run. In a text of several
+         * statements the ones before it would run, so there the parse stays.
          */
-        private String verifyWithParserTokens(Splice.Result spliced) {
+        private String verifyWithParserTokens(Splice.Result spliced, boolean reparse) {
             String marker = "9223372036854775" + (sql.contains("9223372036854775806") ? "795" : "806");
             String text = String.join(marker, spliced.pieces());
             CCJSqlParser parser = parser(text);
@@ -1024,6 +1036,9 @@ public final class StatementAnalyzer {
             if (seen != spliced.fenceIndexes().length) {
                 return "the fence check would not reach the database intact (the text's comments or quotes are "
                         + "ambiguous)";
+            }
+            if (!reparse) {
+                return null;
             }
             try {
                 parser(text).Statements();
