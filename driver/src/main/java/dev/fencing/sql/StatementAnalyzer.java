@@ -383,6 +383,15 @@ public final class StatementAnalyzer {
         /** The text as JSqlParser is given it, when something had to be blanked; else null. */
         char[] parserView;
 
+        private boolean hasSemicolon() {
+            for (int i = 0; i < tokens.size(); i++) {
+                if (tokens.kind(i) == SqlTokens.SEMICOLON) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
         private boolean isAnyWord(int token, String[] words) {
             for (String word : words) {
                 if (tokens.isWord(token, word)) {
@@ -469,7 +478,7 @@ public final class StatementAnalyzer {
             String unverified = splice.fusedEdge();
             if (unverified == null) {
                 unverified = verifyWithParserTokens(parserView == null ? spliced
-                        : splice.apply(parameterOffsets, new String(parserView)), statements > 1);
+                        : splice.apply(parameterOffsets, new String(parserView)), statements > 1 || hasSemicolon());
             }
             if (unverified != null) {
                 return FencePlan.refused(sql, fencedTable, unverified + "; nothing was sent");
@@ -1008,7 +1017,7 @@ public final class StatementAnalyzer {
         /**
          * Checks the spliced text with JSqlParser's own tokenizer, a second lexer: every fence must
          * stand as a token of its own (not inside what that lexer takes for a comment or a string).
-         * With {@code reparse} (a text of several statements) the spliced text must also still parse.
+         * With {@code reparse} (a text with a {@code ;}) the spliced text must also still parse.
          *
          * <p>Why one statement is not parsed again: what is inserted is fixed, self-delimiting text
          * (parentheses, {@code AND}, a column, a fence placeholder) at boundaries of tokens this
@@ -1016,8 +1025,9 @@ public final class StatementAnalyzer {
          * (same writes, same targets); {@link Splice#fusedEdge} checks that no insertion joins a
          * neighbouring word or number, and the scan below that the fences stand alone for a second
          * lexer. A second parse would add only that the result is grammatical, and a single statement
-         * that is not is rejected by the database as a whole, with nothing run. In a text of several
-         * statements the ones before it would run, so there the parse stays.
+         * that is not is rejected by the database as a whole, with nothing run. In a text with a
+         * {@code ;} (several statements, or empty ones) the statements before it may run, so there
+         * the parse stays.
          */
         private String verifyWithParserTokens(Splice.Result spliced, boolean reparse) {
             String marker = "9223372036854775" + (sql.contains("9223372036854775806") ? "795" : "806");
