@@ -7,9 +7,12 @@ import dev.fencing.lock.LockAcquisitionException;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -39,6 +42,8 @@ final class FencedLockInterceptor implements MethodInterceptor {
 
     private static final SpelExpressionParser PARSER = new SpelExpressionParser();
     private static final TemplateParserContext TEMPLATE = new TemplateParserContext();
+    /** A SpEL variable reference, not a bean reference (@name) or a method call on a variable's result. */
+    private static final Pattern VARIABLE = Pattern.compile("#([A-Za-z_][A-Za-z0-9_]*)");
 
     private final Supplier<FencedLocks> locks;
     private final Supplier<LockObserver> observer;
@@ -129,6 +134,7 @@ final class FencedLockInterceptor implements MethodInterceptor {
             throw new IllegalArgumentException("@FencedLock(resource = \"" + annotation.resource() + "\") on "
                     + describe(method) + " is not a valid template (text with #{...} expressions): " + e.getMessage(), e);
         }
+        requireKnownVariables(method, annotation.resource());
         Duration ttl = duration(method, "ttl", annotation.ttl(), defaultTtl);
         if (ttl.isZero() || ttl.isNegative()) {
             throw new IllegalArgumentException("@FencedLock(ttl = \"" + annotation.ttl() + "\") on " + describe(method)
@@ -140,6 +146,31 @@ final class FencedLockInterceptor implements MethodInterceptor {
                     + describe(method) + " must not be negative");
         }
         return new Definition(annotation, method, resource, ttl, wait);
+    }
+
+    /**
+     * An unknown {@code #name} would evaluate to null and silently lock one resource for every
+     * call (or, without -parameters, every name is unknown): refused when the method is first called.
+     */
+    private void requireKnownVariables(Method method, String template) {
+        String[] names = parameterNames.getParameterNames(method);
+        Matcher variables = VARIABLE.matcher(template);
+        while (variables.find()) {
+            String name = variables.group(1);
+            if (name.equals("root") || name.equals("this") || name.matches("[pa]\\d+")) {
+                continue;
+            }
+            if (names == null) {
+                throw new IllegalStateException("@FencedLock(resource = \"" + template + "\") on " + describe(method)
+                        + " uses #" + name + ", but the parameter names of the method are not known: compile with "
+                        + "-parameters (Spring Boot's Maven and Gradle plugins do), or write #p0, #p1, ...");
+            }
+            if (!Arrays.asList(names).contains(name)) {
+                throw new IllegalArgumentException("@FencedLock(resource = \"" + template + "\") on " + describe(method)
+                        + " uses #" + name + ", which is not a parameter of the method; parameters: "
+                        + String.join(", ", names));
+            }
+        }
     }
 
     private Duration duration(Method method, String attribute, String text, Duration fallback) {
