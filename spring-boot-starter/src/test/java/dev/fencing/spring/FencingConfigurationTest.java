@@ -21,9 +21,11 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.liquibase.autoconfigure.LiquibaseAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * How the starter reads {@code fencing.*} and picks its lock store, on contexts far lighter than
@@ -100,6 +102,17 @@ class FencingConfigurationTest {
             assertThat(context).hasSingleBean(FencedLocks.class).doesNotHaveBean(FencedDataSources.class);
             assertThat(context.getBean(FencedLocks.class)).isInstanceOf(JdbcFencedLocks.class);
         });
+    }
+
+    @Test
+    void liquibaseMigratesFencedTablesThroughTheUnwrappedDataSource(DataSource scratch) {
+        runner.withConfiguration(AutoConfigurations.of(LiquibaseAutoConfiguration.class))
+                .withPropertyValues("fencing.tables=ledger", "spring.liquibase.change-log=classpath:db/changelog/ledger.sql")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(DataSource.class)).isInstanceOf(FencingDataSource.class);
+                    assertThat(new JdbcTemplate(scratch).queryForObject("SELECT count(*) FROM ledger", Integer.class)).isZero();
+                });
     }
 
     @Test
