@@ -2,15 +2,20 @@ package dev.fencing.spring;
 
 import dev.fencing.FencingConfig;
 
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The one list of every {@code fencing.*} key this starter binds: the driver's keys (passed to
  * {@link FencingConfig}) and the starter's own. Binding, the refusal of unknown keys and the
  * generated configuration metadata ({@code META-INF/spring-configuration-metadata.json}, written
  * at build time by {@link ConfigurationMetadataWriter}) all read it, so a key added here is bound,
- * accepted and completed by IDEs at once. When the driver gains a key registry,
+ * accepted and completed by IDEs at once. The driver's keys are the ones {@link FencingConfig}
+ * declares; when the driver gains a key registry (with descriptions and defaults),
  * {@link #driverKeys()} is the one method to point at it.
  */
 final class FencingKeys {
@@ -37,6 +42,8 @@ final class FencingKeys {
     static final String LOCK_REDIS_KEY_PREFIX = "fencing.lock.redis.key-prefix";
     static final String LOCK_REDIS_WAIT_FOR_REPLICAS = "fencing.lock.redis.wait-for-replicas";
     static final String LOCK_REDIS_REPLICA_TIMEOUT = "fencing.lock.redis.replica-timeout";
+    /** The database guard's switch; described here ahead of the driver declaring it. */
+    static final String DATABASE_GUARD = "fencing.database-guard";
     /** The map key of per-table settings: {@code fencing.table.<name>.mode}. */
     static final String TABLE_MAP = "fencing.table";
 
@@ -55,11 +62,50 @@ final class FencingKeys {
         return keys;
     }
 
-    /** The keys {@link FencingConfig} reads, with their defaults and allowed values. */
+    /**
+     * The keys {@link FencingConfig} reads: every {@code fencing.*} key it declares as a public
+     * constant (so a key the driver gains is bound and documented without a change here), described
+     * from {@link #driverDescriptions()}, plus the per-table map {@code fencing.table.<name>.mode}.
+     */
     static List<Key> driverKeys() {
+        Map<String, Key> described = driverDescriptions();
+        List<Key> keys = new ArrayList<>();
+        for (String name : declaredDriverKeys()) {
+            keys.add(described.getOrDefault(name, new Key(name, Owner.DRIVER, STRING, null,
+                    "See the fencing-jdbc README (" + name + ").", List.of(), false)));
+            if (name.equals(FencingConfig.MODE)) {
+                keys.add(described.get(TABLE_MAP));
+            }
+        }
+        return List.copyOf(keys);
+    }
+
+    /** The values of FencingConfig's public {@code fencing.*} key constants, in declaration order (not the prefixes). */
+    static List<String> declaredDriverKeys() {
+        List<String> names = new ArrayList<>();
+        for (Field field : FencingConfig.class.getDeclaredFields()) {
+            int modifiers = field.getModifiers();
+            if (Modifier.isPublic(modifiers) && Modifier.isStatic(modifiers) && Modifier.isFinal(modifiers)
+                    && field.getType() == String.class) {
+                try {
+                    String value = (String) field.get(null);
+                    if (value.startsWith(FencingConfig.KEY_PREFIX) && !value.endsWith(".")) {
+                        names.add(value);
+                    }
+                } catch (IllegalAccessException e) {
+                    throw new IllegalStateException("cannot read " + field, e);
+                }
+            }
+        }
+        return names;
+    }
+
+    /** What each driver key means, with its default and allowed values; a key the driver does not declare is not listed. */
+    private static Map<String, Key> driverDescriptions() {
         // the defaults, read from a configuration that sets nothing but the one required key
         FencingConfig config = FencingConfig.builder().table("t").build();
-        return List.of(
+        Map<String, Key> keys = new LinkedHashMap<>();
+        for (Key key : List.of(
                 driver(FencingConfig.TABLES, "java.util.List<java.lang.String>", null,
                         "Fenced tables, optionally schema-qualified. An unqualified name matches that table in any schema.",
                         List.of()),
@@ -90,9 +136,16 @@ final class FencingKeys {
                         List.of()),
                 driver(FencingConfig.EPOCH_TABLE, STRING, config.epochTable(),
                         "The guard table of epoch mode (lock_name primary key, fence BIGINT).", List.of()),
+                driver(DATABASE_GUARD, STRING, "off",
+                        "off or required: with required, every fenced table must carry the database guard (triggers that "
+                                + "check the session's fence), else every fenced write fails closed.",
+                        List.of("off", "required")),
                 driver(FencingConfig.CONFIG, STRING, null,
                         "A properties file read first; the application's fencing.* keys override its keys one by one.",
-                        List.of()));
+                        List.of()))) {
+            keys.put(key.name(), key);
+        }
+        return keys;
     }
 
     /** The starter's own keys. */
