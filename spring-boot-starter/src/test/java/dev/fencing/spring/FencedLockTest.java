@@ -107,6 +107,13 @@ class FencedLockTest extends StarterContextTest {
         assertThat(meters.timer(FencingLockMetrics.ACQUIRE, "outcome", "acquired").count()).isPositive();
     }
 
+    @Test
+    void aResourceNamingAnUnknownVariableIsRefused() {
+        assertThatThrownBy(() -> payments.misspelt(8))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("#orderNumber").hasMessageContaining("parameters: orderId");
+    }
+
     private boolean lockIsFree(String resource) {
         return CompletableFuture.supplyAsync(() -> {
             Optional<Lease> lease = locks.tryAcquire(resource, Duration.ofSeconds(1));

@@ -26,6 +26,10 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.support.JdbcTransactionManager;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.TransactionStatus;
 
 /**
  * How the starter reads {@code fencing.*} and picks its lock store, on contexts far lighter than
@@ -113,6 +117,35 @@ class FencingConfigurationTest {
                     assertThat(context.getBean(DataSource.class)).isInstanceOf(FencingDataSource.class);
                     assertThat(new JdbcTemplate(scratch).queryForObject("SELECT count(*) FROM ledger", Integer.class)).isZero();
                 });
+    }
+
+    @Test
+    void jdbcTransactionManagersTranslateCommitTimeErrors(DataSource scratch) {
+        runner.withPropertyValues("fencing.tables=orders")
+                .withBean(JdbcTransactionManager.class, () -> new JdbcTransactionManager(scratch))
+                .run(context -> assertThat(context.getBean(JdbcTransactionManager.class).getExceptionTranslator())
+                        .isInstanceOf(FencingExceptionTranslator.class));
+    }
+
+    @Test
+    void aTransactionManagerThatTakesNoListenersStopsTheApplication() {
+        runner.withPropertyValues("fencing.tables=orders")
+                .withBean("opaqueTransactions", PlatformTransactionManager.class, () -> new PlatformTransactionManager() {
+                    @Override
+                    public TransactionStatus getTransaction(TransactionDefinition definition) {
+                        throw new UnsupportedOperationException();
+                    }
+
+                    @Override
+                    public void commit(TransactionStatus status) {
+                    }
+
+                    @Override
+                    public void rollback(TransactionStatus status) {
+                    }
+                })
+                .run(context -> assertThat(context).getFailure().rootCause()
+                        .hasMessageContaining("opaqueTransactions").hasMessageContaining("ConfigurableTransactionManager"));
     }
 
     @Test

@@ -42,6 +42,12 @@ public class PaymentService {
         Thread.sleep(700);
     }
 
+    /** A resource naming a variable that is not a parameter: refused, not evaluated to null. */
+    @FencedLock(resource = "order:#{#orderNumber}")
+    public void misspelt(long orderId) {
+        throw new AssertionError("must not run");
+    }
+
     /** A lock on a resource computed from an argument's property and a bean. */
     @FencedLock(resource = "#{@resourceNames.forOrder(#order.id)}", waitTime = "0s")
     public String lockedResource(Order order) {
