@@ -1,7 +1,6 @@
 package dev.fencing.jdbc;
 
 import dev.fencing.FencingConfig;
-import dev.fencing.sql.Dialect;
 import dev.fencing.sql.FencePlan;
 import dev.fencing.sql.StatementAnalyzer;
 
@@ -37,59 +36,33 @@ final class FencedConnection implements Connection {
     private final Connection delegate;
     private final StatementAnalyzer analyzer;
     private final FencingConfig config;
+    /** What the driver knows of this connection's transaction. */
+    private final TransactionState transaction;
     /** The epoch guard; null when no fenced table is in epoch mode (then nothing of it costs anything). */
     private final EpochGuard epoch;
+    /** The steps every statement of this connection takes. */
+    private final Pipeline pipeline;
     private volatile boolean closed;
 
-    FencedConnection(Connection delegate, StatementAnalyzer analyzer) {
-        this(delegate, analyzer, null);
-    }
-
     /**
-     * @param claims the epoch claims shared with the other connections to the same database, or
-     *               null for claims of this connection's own
+     * Made by {@link ConnectionContext#fence(Connection)} only.
+     *
+     * @param claims    the epoch claims shared with the context's other connections to the same
+     *                  database (null when no table is in epoch mode)
+     * @param sendHooks the factory of the {@link SendHook}, or null for none
      */
-    FencedConnection(Connection delegate, StatementAnalyzer analyzer, EpochClaims claims) {
+    FencedConnection(Connection delegate, StatementAnalyzer analyzer, EpochClaims claims, SendHook.Factory sendHooks,
+                     Listeners listeners) throws SQLException {
         this.delegate = delegate;
         this.analyzer = analyzer;
         this.config = analyzer.config();
+        this.transaction = new TransactionState(delegate, analyzer.dialect());
         this.epoch = config.hasEpochTables()
                 ? new EpochGuard(delegate, analyzer.dialect(), config.epochTable(),
-                        claims == null ? new EpochClaims() : claims)
+                        claims == null ? new EpochClaims() : claims, transaction)
                 : null;
-    }
-
-    /** Where a connection gets its analyzer: the data source's or the driver's. */
-    @FunctionalInterface
-    interface Analyzers {
-        StatementAnalyzer forConnection(Connection connection) throws SQLException;
-    }
-
-    /** The dialect of the database behind {@code connection}, as its metadata names it. */
-    static Dialect dialectOf(Connection connection) throws SQLException {
-        return Dialect.fromProductName(connection.getMetaData().getDatabaseProductName());
-    }
-
-    /**
-     * Fences a connection just opened. When that fails (no analyzer can be had), the connection is
-     * closed: it is never handed out unfenced.
-     */
-    static FencedConnection fence(Connection connection, Analyzers analyzers) throws SQLException {
-        return fence(connection, analyzers, null);
-    }
-
-    /** Like {@link #fence(Connection, Analyzers)}, sharing epoch {@code claims} (null: the connection's own). */
-    static FencedConnection fence(Connection connection, Analyzers analyzers, EpochClaims claims) throws SQLException {
-        try {
-            return new FencedConnection(connection, analyzers.forConnection(connection), claims);
-        } catch (SQLException | RuntimeException | Error e) {
-            try {
-                connection.close();
-            } catch (SQLException suppressed) {
-                e.addSuppressed(suppressed);
-            }
-            throw e;
-        }
+        SendHook hook = sendHooks == null ? null : sendHooks.forConnection(delegate, analyzer.dialect(), transaction);
+        this.pipeline = new Pipeline(this, analyzer, transaction, epoch, hook, listeners);
     }
 
     FencingConfig config() {
@@ -100,9 +73,19 @@ final class FencedConnection implements Connection {
         return analyzer;
     }
 
+    /** What the driver knows of this connection's transaction. */
+    TransactionState transaction() {
+        return transaction;
+    }
+
     /** The epoch guard, or null when no fenced table is in epoch mode. */
     EpochGuard epoch() {
         return epoch;
+    }
+
+    /** The steps every statement of this connection takes. */
+    Pipeline pipeline() {
+        return pipeline;
     }
 
     /** The driver's connection, for the fencing layer's own queries (zero-row diagnosis). */
@@ -113,7 +96,7 @@ final class FencedConnection implements Connection {
     /** The plan of a plain statement's text. */
     FencePlan plan(String sql) throws SQLException {
         open();
-        return analyzer.plan(sql);
+        return pipeline.plan(sql);
     }
 
     private Connection open() throws SQLException {
@@ -125,20 +108,12 @@ final class FencedConnection implements Connection {
 
     /** The plan of a text to prepare; refused texts are refused here, before anything is prepared. */
     private FencePlan prepared(String sql) throws SQLException {
-        FencePlan plan = plan(sql);
-        if (plan.kind() == FencePlan.Kind.REFUSED) {
-            throw plan.refusal();
-        }
-        return plan;
+        open();
+        return pipeline.planForPrepare(sql);
     }
 
     private FencePlan call(String sql) throws SQLException {
-        open();
-        FencePlan plan = analyzer.planCall(sql);
-        if (plan.kind() == FencePlan.Kind.REFUSED) {
-            throw plan.refusal();
-        }
-        return plan;
+        return prepared(sql);
     }
 
     @Override
@@ -304,13 +279,14 @@ final class FencedConnection implements Connection {
 
     @Override
     public void setAutoCommit(boolean autoCommit) throws SQLException {
+        Connection database = open();
+        boolean before = database.getAutoCommit();
+        boolean succeeded = false;
         try {
-            open().setAutoCommit(autoCommit);
+            database.setAutoCommit(autoCommit);
+            succeeded = true;
         } finally {
-            if (epoch != null) {
-                // switching on commits; either way what was checked no longer holds
-                epoch.transactionEnded(false);
-            }
+            transaction.afterSetAutoCommit(before, autoCommit, succeeded);
         }
     }
 
@@ -323,28 +299,26 @@ final class FencedConnection implements Connection {
 
     @Override
     public void commit() throws SQLException {
-        if (epoch == null) {
-            open().commit();
-            return;
-        }
+        Connection database = open();
         boolean committed = false;
         try {
-            open().commit();
+            database.commit();
             committed = true;
         } finally {
-            epoch.transactionEnded(committed);
+            transaction.afterCommit(committed);
         }
     }
 
 
     @Override
     public void rollback() throws SQLException {
+        Connection database = open();
+        boolean rolledBack = false;
         try {
-            open().rollback();
+            database.rollback();
+            rolledBack = true;
         } finally {
-            if (epoch != null) {
-                epoch.transactionEnded(false);
-            }
+            transaction.afterRollback(rolledBack);
         }
     }
 
@@ -423,25 +397,30 @@ final class FencedConnection implements Connection {
 
     @Override
     public Savepoint setSavepoint() throws SQLException {
-        return open().setSavepoint();
+        Savepoint savepoint = open().setSavepoint();
+        transaction.savepointSet(savepoint);
+        return savepoint;
     }
 
 
     @Override
     public Savepoint setSavepoint(String name) throws SQLException {
-        return open().setSavepoint(name);
+        Savepoint savepoint = open().setSavepoint(name);
+        transaction.savepointSet(savepoint);
+        return savepoint;
     }
 
 
     @Override
     public void rollback(Savepoint savepoint) throws SQLException {
+        Connection database = open();
+        boolean rolledBack = false;
         try {
-            open().rollback(savepoint);
+            database.rollback(savepoint);
+            rolledBack = true;
         } finally {
-            if (epoch != null) {
-                // the check (and a claim) may have come after the savepoint: do them again
-                epoch.transactionEnded(false);
-            }
+            // the check (and a claim) may have come after the savepoint: they are done again
+            transaction.afterRollbackTo(savepoint, rolledBack);
         }
     }
 
@@ -449,6 +428,7 @@ final class FencedConnection implements Connection {
     @Override
     public void releaseSavepoint(Savepoint savepoint) throws SQLException {
         open().releaseSavepoint(savepoint);
+        transaction.savepointReleased(savepoint);
     }
 
 

@@ -41,6 +41,8 @@ public final class StatementAnalyzer {
     private final PlanCache cache;
     private final SqlParser parser;
     private final boolean epochTables;
+    /** How many texts were analysed (cache misses): for the plan cache's hit ratio in events. */
+    private final java.util.concurrent.atomic.AtomicLong analyses = new java.util.concurrent.atomic.AtomicLong();
 
     public StatementAnalyzer(FencingConfig config, Dialect dialect) {
         this.config = config;
@@ -127,7 +129,13 @@ public final class StatementAnalyzer {
         return false;
     }
 
+    /** How many texts this analyzer has analysed (each a plan-cache miss) so far. */
+    public long analyses() {
+        return analyses.get();
+    }
+
     private FencePlan analyze(String sql) {
+        analyses.incrementAndGet();
         try {
             return new Analysis(sql).run();
         } catch (RuntimeException | StackOverflowError e) {
