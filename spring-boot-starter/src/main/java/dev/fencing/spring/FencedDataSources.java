@@ -1,6 +1,7 @@
 package dev.fencing.spring;
 
 import dev.fencing.FencingConfig;
+import dev.fencing.events.FencingListener;
 import dev.fencing.jdbc.FencingDataSource;
 
 import java.util.ArrayList;
@@ -27,6 +28,7 @@ final class FencedDataSources implements BeanPostProcessor, Ordered {
     private final Environment environment;
     private final Map<DataSource, DataSource> delegates = new IdentityHashMap<>();
     private final Map<String, FencingDataSource> byName = new LinkedHashMap<>();
+    private final List<FencingListener> listeners = new ArrayList<>();
     private volatile FencingConfig config;
 
     FencedDataSources(Environment environment) {
@@ -42,6 +44,7 @@ final class FencedDataSources implements BeanPostProcessor, Ordered {
         synchronized (this) {
             delegates.put(fenced, dataSource);
             byName.put(beanName, fenced);
+            listeners.forEach(fenced::addListener);
         }
         return fenced;
     }
@@ -69,6 +72,14 @@ final class FencedDataSources implements BeanPostProcessor, Ordered {
     /** The delegate of a data source this wrapped; any other data source as it is. */
     synchronized DataSource unwrapped(DataSource dataSource) {
         return delegates.getOrDefault(dataSource, dataSource);
+    }
+
+    /** Makes {@code listener} hear the statements of every data source wrapped so far and from now on. */
+    synchronized void addListener(FencingListener listener) {
+        if (!listeners.contains(listener)) {
+            listeners.add(listener);
+            byName.values().forEach(fenced -> fenced.addListener(listener));
+        }
     }
 
     /** The names of the beans wrapped so far. */

@@ -1,5 +1,6 @@
 package dev.fencing.spring;
 
+import dev.fencing.events.FencingListener;
 import dev.fencing.lock.FencedLocks;
 import dev.fencing.lock.JdbcFencedLocks;
 import dev.fencing.lock.RedisFencedLocks;
@@ -12,6 +13,7 @@ import org.springframework.aop.config.AopConfigUtils;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
@@ -51,6 +53,13 @@ public class FencingAutoConfiguration {
     @ConditionalOnProperty(name = FencingKeys.ENABLED, havingValue = "true", matchIfMissing = true)
     static FencedDataSources fencedDataSources(Environment environment) {
         return new FencedDataSources(environment);
+    }
+
+    /** Every {@link FencingListener} bean (the Micrometer binder among them) hears every wrapped data source. */
+    @Bean
+    SmartInitializingSingleton fencingListenerRegistration(ObjectProvider<FencedDataSources> fencedDataSources,
+                                                           ObjectProvider<FencingListener> listeners) {
+        return () -> fencedDataSources.ifAvailable(fenced -> listeners.orderedStream().forEach(fenced::addListener));
     }
 
     @Bean

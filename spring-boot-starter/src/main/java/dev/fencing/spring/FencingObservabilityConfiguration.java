@@ -36,5 +36,10 @@ public class FencingObservabilityConfiguration {
         FencingLockMetrics fencingLockMetrics() {
             return new FencingLockMetrics();
         }
+
+        @Bean
+        FencingStatementMetrics fencingStatementMetrics() {
+            return new FencingStatementMetrics();
+        }
     }
 }
