@@ -78,8 +78,18 @@ final class FencedLockInterceptor implements MethodInterceptor {
         Lease lease = acquire(resource, definition);
         LockObserver report = observer.get();
         HeldLeases.Held held = HeldLeases.push(lease);
-        try (Fence.Scope scope = lease.enterFence()) {
-            return invocation.proceed();
+        try {
+            if (!lease.isHeld()) {
+                // the acquire itself outlasted the TTL (a pause right after it): nothing may run
+                held.lossReported = true;
+                report.leaseLost();
+                throw new FencedLockLostException(resource, lease.fence(),
+                        "the lease on '" + resource + "' with fence " + lease.fence()
+                                + " was lost before the method started; it did not run");
+            }
+            try (Fence.Scope scope = Fence.enter(lease.resource(), lease.fence())) {
+                return invocation.proceed();
+            }
         } finally {
             HeldLeases.pop(held);
             if (!lease.isHeld() && !held.lossReported) {

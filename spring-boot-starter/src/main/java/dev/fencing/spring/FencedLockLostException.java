@@ -4,8 +4,9 @@ import org.springframework.dao.NonTransientDataAccessException;
 
 /**
  * A {@link FencedLock} lease was found lost (its TTL ran out, or a renewal found the lock in other
- * hands) before the transaction inside the annotated method committed: the commit was refused
- * and the transaction rolled back. Calling the annotated method again takes a new lease.
+ * hands) before the transaction inside the annotated method committed (the commit was refused and
+ * the transaction rolled back), or before the method started (it did not run). Calling the
+ * annotated method again takes a new lease.
  */
 public class FencedLockLostException extends NonTransientDataAccessException {
 
@@ -13,8 +14,12 @@ public class FencedLockLostException extends NonTransientDataAccessException {
     private final long fence;
 
     public FencedLockLostException(String resource, long fence) {
-        super("the lease on '" + resource + "' with fence " + fence + " was lost before the transaction committed; "
-                + "the transaction was rolled back (raise the lock's ttl, or enable fencing.lock.watchdog)");
+        this(resource, fence, "the lease on '" + resource + "' with fence " + fence + " was lost before the transaction "
+                + "committed; the transaction was rolled back (raise the lock's ttl, or enable fencing.lock.watchdog)");
+    }
+
+    public FencedLockLostException(String resource, long fence, String message) {
+        super(message);
         this.resource = resource;
         this.fence = fence;
     }
