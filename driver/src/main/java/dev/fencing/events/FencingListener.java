@@ -33,9 +33,11 @@ public interface FencingListener {
     }
 
     /**
-     * A text was planned: {@code nanos} it took, whether the plan came from the cache, and how
-     * many plans the cache holds now (its size; the hit ratio is the share of {@code cacheHit}).
-     * Under concurrency a hit may be reported as a miss when another thread analysed at once.
+     * A text was planned: {@code nanos} it took, {@code cacheHit} when no analysis was needed (the
+     * plan came from the cache, or the pre-filter passed a text that names no fenced table without
+     * analysing it), and how many plans the cache holds now (the hit ratio is the share of
+     * {@code cacheHit}). Under concurrency a hit may be reported as a miss when another thread
+     * analysed a text at the same moment.
      */
     default void statementPlanned(long nanos, boolean cacheHit, int cachedPlans) {
     }

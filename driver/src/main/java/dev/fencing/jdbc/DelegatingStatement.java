@@ -58,7 +58,7 @@ abstract class DelegatingStatement implements Statement {
     private <T> T send(String sql, Send<T> send) throws SQLException {
         checkOpen();
         FencePlan plan = connection.plan(sql);
-        Execution e = pipeline.admit(execution, plan, null, TransactionText.of(sql, connection.analyzer().dialect()));
+        Execution e = pipeline.admit(execution, plan, null, pipeline.effectOf(plan));
         String text = e.fenced() ? plan.renderWithFence(e.fence) : sql;
         pipeline.beforeSend(e);
         try {
@@ -143,7 +143,7 @@ abstract class DelegatingStatement implements Statement {
     public void addBatch(String sql) throws SQLException {
         checkOpen();
         FencePlan plan = connection.plan(sql);
-        Execution e = pipeline.admit(execution, plan, null, TransactionText.of(sql, connection.analyzer().dialect()));
+        Execution e = pipeline.admit(execution, plan, null, pipeline.effectOf(plan));
         delegate.addBatch(e.fenced() ? plan.renderWithFence(e.fence) : sql);
         added(e, null);
     }

@@ -45,7 +45,7 @@ class FencedPreparedStatement extends DelegatingStatement implements PreparedSta
         this.statement = statement;
         this.plan = plan;
         this.values = BoundValues.forPlan(plan, connection.config());
-        this.effect = TransactionText.of(plan.sql(), connection.analyzer().dialect());
+        this.effect = pipeline.effectOf(plan);
     }
 
     /** The database's index of application parameter {@code parameterIndex}; refuses any other. */

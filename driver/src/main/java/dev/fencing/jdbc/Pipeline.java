@@ -109,6 +109,19 @@ final class Pipeline {
         into.lock = withLock && current.isPresent() ? Fence.currentLock().orElse(null) : null;
     }
 
+    /** The last plan whose transaction effect was read, and that effect: a text prepared again costs nothing. */
+    private FencePlan effectPlan;
+    private TransactionText.Effect effect;
+
+    /** What {@code plan}'s text does to the transaction ({@link TransactionText}), for {@link #admit}. */
+    TransactionText.Effect effectOf(FencePlan plan) {
+        if (plan != effectPlan) {
+            effect = TransactionText.of(plan.sql(), analyzer.dialect());
+            effectPlan = plan;
+        }
+        return effect;
+    }
+
     // ---- 1. admit --------------------------------------------------------------------------------
 
     /**
