@@ -49,7 +49,9 @@ public final class ConfigurationMetadataWriter {
         List<FencingKeys.Key> enumerated = keys.stream().filter(k -> !k.values().isEmpty()).toList();
         for (int i = 0; i < enumerated.size(); i++) {
             FencingKeys.Key key = enumerated.get(i);
-            out.append("    {\"name\": ").append(string(key.name())).append(", \"values\": [");
+            // the values of a map's entries are hinted as <map>.values
+            out.append("    {\"name\": ").append(string(key.map() ? key.name() + ".values" : key.name()))
+                    .append(", \"values\": [");
             for (int v = 0; v < key.values().size(); v++) {
                 out.append(v > 0 ? ", " : "").append("{\"value\": ").append(string(key.values().get(v))).append('}');
             }

@@ -1,22 +1,18 @@
 package dev.fencing.spring;
 
 import dev.fencing.FencingConfig;
+import dev.fencing.config.ConfigKey;
 
-import java.lang.reflect.Field;
-import java.lang.reflect.Modifier;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The one list of every {@code fencing.*} key this starter binds: the driver's keys (passed to
  * {@link FencingConfig}) and the starter's own. Binding, the refusal of unknown keys and the
  * generated configuration metadata ({@code META-INF/spring-configuration-metadata.json}, written
  * at build time by {@link ConfigurationMetadataWriter}) all read it, so a key added here is bound,
- * accepted and completed by IDEs at once. The driver's keys are the ones {@link FencingConfig}
- * declares; when the driver gains a key registry (with descriptions and defaults),
- * {@link #driverKeys()} is the one method to point at it.
+ * accepted and completed by IDEs at once. The driver's part is read from the driver's own key
+ * registry ({@link ConfigKey}).
  */
 final class FencingKeys {
 
@@ -42,8 +38,6 @@ final class FencingKeys {
     static final String LOCK_REDIS_KEY_PREFIX = "fencing.lock.redis.key-prefix";
     static final String LOCK_REDIS_WAIT_FOR_REPLICAS = "fencing.lock.redis.wait-for-replicas";
     static final String LOCK_REDIS_REPLICA_TIMEOUT = "fencing.lock.redis.replica-timeout";
-    /** The database guard's switch; described here ahead of the driver declaring it. */
-    static final String DATABASE_GUARD = "fencing.database-guard";
     /** The map key of per-table settings: {@code fencing.table.<name>.mode}. */
     static final String TABLE_MAP = "fencing.table";
 
@@ -63,89 +57,38 @@ final class FencingKeys {
     }
 
     /**
-     * The keys {@link FencingConfig} reads: every {@code fencing.*} key it declares as a public
-     * constant (so a key the driver gains is bound and documented without a change here), described
-     * from {@link #driverDescriptions()}, plus the per-table map {@code fencing.table.<name>.mode}.
+     * The keys {@link FencingConfig} reads: the driver's registry ({@link ConfigKey}), with
+     * {@code fencing.table.<table>.mode} as the map {@code fencing.table}. A key the driver gains
+     * is bound, accepted and documented here without a change.
      */
     static List<Key> driverKeys() {
-        Map<String, Key> described = driverDescriptions();
         List<Key> keys = new ArrayList<>();
-        for (String name : declaredDriverKeys()) {
-            keys.add(described.getOrDefault(name, new Key(name, Owner.DRIVER, STRING, null,
-                    "See the fencing-jdbc README (" + name + ").", List.of(), false)));
-            if (name.equals(FencingConfig.MODE)) {
-                keys.add(described.get(TABLE_MAP));
+        for (ConfigKey key : ConfigKey.values()) {
+            if (key == ConfigKey.TABLE_MODE) {
+                keys.add(new Key(TABLE_MAP, Owner.DRIVER, "java.util.Map<java.lang.String,java.lang.String>", null,
+                        sentence(key.description()) + " Written fencing.table.<table>.mode, or "
+                                + "fencing.table[schema.table].mode for a schema-qualified name.",
+                        key.choices(), true));
+            } else {
+                keys.add(new Key(key.key(), Owner.DRIVER, type(key.kind()), key.defaultValue(),
+                        sentence(key.description()), key.choices(), false));
             }
         }
         return List.copyOf(keys);
     }
 
-    /** The values of FencingConfig's public {@code fencing.*} key constants, in declaration order (not the prefixes). */
-    static List<String> declaredDriverKeys() {
-        List<String> names = new ArrayList<>();
-        for (Field field : FencingConfig.class.getDeclaredFields()) {
-            int modifiers = field.getModifiers();
-            if (Modifier.isPublic(modifiers) && Modifier.isStatic(modifiers) && Modifier.isFinal(modifiers)
-                    && field.getType() == String.class) {
-                try {
-                    String value = (String) field.get(null);
-                    if (value.startsWith(FencingConfig.KEY_PREFIX) && !value.endsWith(".")) {
-                        names.add(value);
-                    }
-                } catch (IllegalAccessException e) {
-                    throw new IllegalStateException("cannot read " + field, e);
-                }
-            }
-        }
-        return names;
+    private static String type(ConfigKey.Kind kind) {
+        return switch (kind) {
+            case TABLE_LIST -> "java.util.List<java.lang.String>";
+            case NUMBER -> "java.lang.Long";
+            default -> STRING;
+        };
     }
 
-    /** What each driver key means, with its default and allowed values; a key the driver does not declare is not listed. */
-    private static Map<String, Key> driverDescriptions() {
-        // the defaults, read from a configuration that sets nothing but the one required key
-        FencingConfig config = FencingConfig.builder().table("t").build();
-        Map<String, Key> keys = new LinkedHashMap<>();
-        for (Key key : List.of(
-                driver(FencingConfig.TABLES, "java.util.List<java.lang.String>", null,
-                        "Fenced tables, optionally schema-qualified. An unqualified name matches that table in any schema.",
-                        List.of()),
-                driver(FencingConfig.COLUMN, STRING, config.column(),
-                        "The BIGINT column holding the newest fence applied to each row of a fenced table.", List.of()),
-                driver(FencingConfig.COMPARISON, STRING, config.comparison().toString(),
-                        "newer-or-equal: a write is applied when column <= token; strictly-newer: only when column < token.",
-                        names(FencingConfig.Comparison.values())),
-                driver(FencingConfig.ON_ZERO_ROWS, STRING, config.onZeroRows().toString(),
-                        "diagnose: a fenced write that changed no row raises only when a matching row holds a newer fence; "
-                                + "raise: every such write raises.",
-                        names(FencingConfig.ZeroRows.values())),
-                driver(FencingConfig.MODE, STRING, config.mode().toString(),
-                        "row: the fence column on each fenced table; epoch: one guard row per lock, checked by every "
-                                + "write transaction.",
-                        names(FencingConfig.Mode.values())),
-                new Key(TABLE_MAP, Owner.DRIVER, "java.util.Map<java.lang.String,java.lang.String>", null,
-                        "Per-table settings: fencing.table.<table>.mode (row or epoch); use fencing.table[schema.table].mode "
-                                + "for a schema-qualified name.",
-                        List.of(), true),
-                driver(FencingConfig.PROCEDURE_CALLS, STRING, config.procedureCalls().toString(),
-                        "allow or reject statements whose writes no parser can see (CALL, {call ..}, DO, EXECUTE IMMEDIATE).",
-                        names(FencingConfig.ProcedureCalls.values())),
-                driver(FencingConfig.PLAN_CACHE_SIZE, INTEGER, Integer.toString(config.planCacheSize()),
-                        "How many analysed statements are kept per data source (16 to 1000000).", List.of()),
-                driver(FencingConfig.PARSE_TIMEOUT_MILLIS, "java.lang.Long", Long.toString(config.parseTimeoutMillis()),
-                        "How long the analysis of one statement may take, in milliseconds, before it is refused (1 to 60000).",
-                        List.of()),
-                driver(FencingConfig.EPOCH_TABLE, STRING, config.epochTable(),
-                        "The guard table of epoch mode (lock_name primary key, fence BIGINT).", List.of()),
-                driver(DATABASE_GUARD, STRING, "off",
-                        "off or required: with required, every fenced table must carry the database guard (triggers that "
-                                + "check the session's fence), else every fenced write fails closed.",
-                        List.of("off", "required")),
-                driver(FencingConfig.CONFIG, STRING, null,
-                        "A properties file read first; the application's fencing.* keys override its keys one by one.",
-                        List.of()))) {
-            keys.put(key.name(), key);
-        }
-        return keys;
+    /** The registry's descriptions are phrases; metadata descriptions are sentences. */
+    private static String sentence(String phrase) {
+        String text = phrase.isEmpty() ? phrase : Character.toUpperCase(phrase.charAt(0)) + phrase.substring(1);
+        return text.endsWith(".") ? text : text + ".";
     }
 
     /** The starter's own keys. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
 import dev.fencing.FencingConfig;
+import dev.fencing.config.ConfigKey;
 
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -18,14 +19,16 @@ import org.junit.jupiter.api.Test;
 class FencingKeysTest {
 
     @Test
-    void everyKeyTheDriverDeclaresIsListed() {
+    void everyKeyOfTheDriversRegistryIsListed() {
         List<String> listed = FencingKeys.driverKeys().stream().map(FencingKeys.Key::name).toList();
-        assertThat(listed).containsAll(FencingKeys.declaredDriverKeys())
-                .contains(FencingConfig.TABLES, FencingConfig.COLUMN, FencingConfig.COMPARISON, FencingConfig.ON_ZERO_ROWS,
-                        FencingConfig.MODE, FencingKeys.TABLE_MAP, FencingConfig.PROCEDURE_CALLS, FencingConfig.CONFIG)
-                .doesNotContain(FencingConfig.KEY_PREFIX, FencingConfig.AGENT_PREFIX);
+        for (ConfigKey key : ConfigKey.values()) {
+            assertThat(listed).contains(key == ConfigKey.TABLE_MODE ? FencingKeys.TABLE_MAP : key.key());
+        }
         assertThat(FencingKeys.driverKeys()).filteredOn(key -> key.name().equals(FencingConfig.COMPARISON)).singleElement()
-                .satisfies(key -> assertThat(key.values()).containsExactly("newer-or-equal", "strictly-newer"));
+                .satisfies(key -> {
+                    assertThat(key.values()).containsExactly("newer-or-equal", "strictly-newer");
+                    assertThat(key.defaultValue()).isEqualTo("newer-or-equal");
+                });
     }
 
     @Test
@@ -52,6 +55,7 @@ class FencingKeysTest {
             names.add(property.group(1));
         }
         assertThat(names).containsExactlyElementsOf(FencingKeys.all().stream().map(FencingKeys.Key::name).toList());
-        assertThat(json).contains("{\"name\": \"fencing.mode\", \"values\": [{\"value\": \"row\"}, {\"value\": \"epoch\"}]}");
+        assertThat(json).contains("{\"name\": \"fencing.mode\", \"values\": [{\"value\": \"row\"}, {\"value\": \"epoch\"}]}")
+                .contains("{\"name\": \"fencing.table.values\", \"values\": [{\"value\": \"row\"}, {\"value\": \"epoch\"}]}");
     }
 }
