@@ -82,6 +82,11 @@ final class FencedDataSources implements BeanPostProcessor, Ordered {
         }
     }
 
+    /** The data sources wrapped so far, unwrapped. */
+    synchronized List<DataSource> delegates() {
+        return new ArrayList<>(delegates.values());
+    }
+
     /** The names of the beans wrapped so far. */
     synchronized List<String> beanNames() {
         return new ArrayList<>(byName.keySet());

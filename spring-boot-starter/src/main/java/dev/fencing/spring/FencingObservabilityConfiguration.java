@@ -12,7 +12,10 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-/** The health indicator {@code fencing} and the Micrometer meters of the lock and the driver. */
+/**
+ * The health indicator {@code fencing}, the Micrometer meters of the lock and the driver, and the
+ * Hikari pool meters that wrapping would otherwise hide.
+ */
 @AutoConfiguration(after = FencingAutoConfiguration.class)
 public class FencingObservabilityConfiguration {
 
@@ -40,6 +43,17 @@ public class FencingObservabilityConfiguration {
         @Bean
         FencingStatementMetrics fencingStatementMetrics() {
             return new FencingStatementMetrics();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = {"io.micrometer.core.instrument.MeterRegistry", "com.zaxxer.hikari.HikariDataSource"})
+    static class HikariMetrics {
+
+        @Bean
+        @ConditionalOnBean(FencedDataSources.class)
+        HikariPoolMetrics fencingHikariPoolMetrics(FencedDataSources dataSources) {
+            return new HikariPoolMetrics(dataSources);
         }
     }
 }

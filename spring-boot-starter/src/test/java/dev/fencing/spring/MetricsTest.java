@@ -56,6 +56,12 @@ class MetricsTest extends StarterContextTest {
         assertThat(meters.get(FencingStatementMetrics.CACHE_SIZE).gauge().value()).isPositive();
     }
 
+    @Test
+    void theHikariPoolUnderTheWrappedDataSourceIsMetered() {
+        assertThat(meters.find("hikaricp.connections").gauge())
+                .as("Boot cannot unwrap a FencingDataSource; the starter binds the pool itself").isNotNull();
+    }
+
     private static double count(Search search) {
         return search.counter() == null ? 0 : search.counter().count();
     }
