@@ -63,6 +63,7 @@ final class FencedLockInterceptor implements MethodInterceptor {
     }
 
     @Override
+    @SuppressWarnings("try") // the fence scope is held, not used, for the duration of the call
     public Object invoke(MethodInvocation invocation) throws Throwable {
         Object target = invocation.getThis();
         Method method = invocation.getMethod();

@@ -23,6 +23,7 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 import org.springframework.transaction.support.TransactionTemplate;
 
 /** {@link FencedLock} around {@code @Transactional}: lock first, transaction inside, commit before release. */
+@SuppressWarnings("try") // leases and fence scopes are held, not used, inside their blocks
 class FencedLockTest extends StarterContextTest {
 
     @Autowired

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 
 /** The driver's statement events and the locks reach Micrometer. */
+@SuppressWarnings("try") // leases and fence scopes are held, not used, inside their blocks
 class MetricsTest extends StarterContextTest {
 
     @Autowired

@@ -25,6 +25,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * and pays; A's late write is rejected, and Spring reports it as a
  * {@link StaleFenceDataAccessException} carrying both fences, through JdbcTemplate and JPA.
  */
+@SuppressWarnings("try") // leases and fence scopes are held, not used, inside their blocks
 class StaleWriteTranslationTest extends StarterContextTest {
 
     @Autowired
