@@ -15,7 +15,8 @@
 #   pg        PostgreSQL end to end through HikariCP, fenced vs hand-written SQL, 1 and 4 threads
 #             (JMH, then the same pair interleaved in ABBA blocks: PostgresAB)
 #   locks     acquire+release at 1, 4 and 16 threads, own resource per thread and one hot lock:
-#             RedisFencedLocks, Redisson RFencedLock, JdbcFencedLocks on PostgreSQL
+#             RedisFencedLocks, Redisson RFencedLock, JdbcFencedLocks on PostgreSQL; then the
+#             hot lock of RedisFencedLocks and Redisson alternating in ABBA blocks (HotLockAB)
 #   handoff   time from a release to the waiting acquirer holding the lock
 #   memory    the plan cache stays within its bound under many distinct statements
 #
@@ -146,6 +147,10 @@ if selected locks; then
   for t in 1 4 16; do
     jmh "locks-t$t" 'dev.fencing.bench.lock.*LockBenchmark' -t "$t" "${ITER[@]}"
   done
+  # The hot lock beside Redisson in one JVM, ABBA blocks: robust against background load.
+  hot_rounds=4
+  [ "$MODE" = short ] && hot_rounds=2
+  main hot-lock-ab -cp "$JAR" dev.fencing.bench.lock.HotLockAB 1,4,16 2 "$hot_rounds"
 fi
 
 if selected handoff; then

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Make sure the three services the fencing-jdbc tests need are installed, running
-# and reachable the way the tests expect:
+# and reachable the way the tests expect (and that faketime is installed):
 #
 #   PostgreSQL  127.0.0.1:5432  trust auth over TCP for any user; role `root`
 #                               (superuser) and databases `test` and `root`
 #   MariaDB     127.0.0.1:3306  root with no password over TCP; database `test`
 #   Redis       127.0.0.1:6379
+#   etcd        the binary only (Debian etcd-server 3.4): the etcd lock tests start
+#               their own etcd processes on free loopback ports
 #
 # Idempotent and silent when everything is already fine; prints one line for
 # each thing it had to install, start or fix. Missing packages are installed
@@ -307,6 +309,35 @@ ensure_redis() {
   fi
 }
 
+# ---------------------------------------------------------------------- etcd
+
+# Only the binary: tests start and stop their own members (FENCING_ETCD_BINARY overrides it).
+ensure_etcd() {
+  if [ -n "${FENCING_ETCD_BINARY:-}" ]; then
+    [ -x "$FENCING_ETCD_BINARY" ] || die "FENCING_ETCD_BINARY=$FENCING_ETCD_BINARY is not executable"
+    return
+  fi
+  if ! command -v etcd >/dev/null 2>&1; then
+    apt_install etcd-server
+  fi
+}
+
+# Tools the lock tests run themselves: libfaketime (a Redis server whose clock is set back,
+# for the fence-floor test) with tcmalloc preloaded beside it (libfaketime deadlocks in
+# Debian's jemalloc-linked redis-server at start-up otherwise), and the PostgreSQL server
+# binaries (initdb/pg_ctl, for a private instance the JDBC lock test restarts; installed
+# with the postgresql package above).
+ensure_test_tools() {
+  if ! command -v faketime >/dev/null 2>&1; then
+    apt_install faketime
+  fi
+  if ! ls /usr/lib/*/libtcmalloc_minimal.so.4 >/dev/null 2>&1; then
+    apt_install libtcmalloc-minimal4
+  fi
+}
+
 ensure_postgres
 ensure_mariadb
 ensure_redis
+ensure_etcd
+ensure_test_tools

@@ -111,14 +111,20 @@ final class BatchLog {
         ZeroRowDiagnosis diagnosis = null;
         try {
             for (Entry entry : fenced) {
-                if (entry.index >= counts.length
-                        || !ZeroRowDiagnosis.mayBeStale(connection.config(), entry.plan, counts[entry.index])) {
+                if (entry.index >= counts.length) {
+                    continue;
+                }
+                boolean unknown = ZeroRowDiagnosis.countUnknownNeedsDiagnosis(connection.config(), entry.plan,
+                        counts[entry.index]);
+                if (!unknown && !ZeroRowDiagnosis.mayBeStale(connection.config(), entry.plan, counts[entry.index])) {
                     continue;
                 }
                 if (diagnosis == null) {
                     diagnosis = ZeroRowDiagnosis.forBatch(connection);
                 }
-                StaleFenceException rejected = diagnosis.stale(entry.plan, entry.fence, counts[entry.index], entry.values);
+                StaleFenceException rejected = unknown
+                        ? diagnosis.staleWithUnknownCount(entry.plan, entry.fence, entry.values, entry.index)
+                        : diagnosis.stale(entry.plan, entry.fence, counts[entry.index], entry.values);
                 if (rejected != null) {
                     if (first == null) {
                         first = rejected;

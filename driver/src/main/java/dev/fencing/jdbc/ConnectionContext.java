@@ -99,7 +99,7 @@ final class ConnectionContext {
         Objects.requireNonNull(raw, "raw");
         try {
             Dialect dialect = dialectOf(raw);
-            StatementAnalyzer analyzer = analyzers.get(dialect);
+            StatementAnalyzer analyzer = analyzers.get(dialect, urlOf(raw));
             EpochClaims epochClaims = config.hasEpochTables() ? claimsFor(raw) : null;
             return new FencedConnection(raw, analyzer, epochClaims, sendHooks, listeners);
         } catch (SQLException | RuntimeException | Error e) {
@@ -109,6 +109,15 @@ final class ConnectionContext {
                 e.addSuppressed(suppressed);
             }
             throw e;
+        }
+    }
+
+    /** The database's URL as its driver reports it, or null when it cannot say. */
+    private static String urlOf(Connection raw) {
+        try {
+            return raw.getMetaData().getURL();
+        } catch (SQLException | RuntimeException e) {
+            return null;
         }
     }
 

@@ -66,15 +66,18 @@ final class Pipeline {
 
     // ---- 0. planning -----------------------------------------------------------------------------
 
-    /** The plan of a text: from the analyzer's cache, or analysed now. Never throws for bad SQL. */
-    FencePlan plan(String sql) {
+    /**
+     * The plan of a text: from the analyzer's cache, or analysed now. Bad SQL is no exception (it is
+     * a refused plan); the connection's metadata that could not be read is.
+     */
+    FencePlan plan(String sql) throws SQLException {
         FencingListener[] listening = listeners.current();
         if (listening.length == 0) {
-            return analyzer.plan(sql);
+            return analyzer.plan(sql, connection.database());
         }
         long analysesBefore = analyzer.analyses();
         long start = System.nanoTime();
-        FencePlan plan = analyzer.plan(sql);
+        FencePlan plan = analyzer.plan(sql, connection.database());
         long nanos = System.nanoTime() - start;
         Listeners.planned(listening, nanos, analyzer.analyses() == analysesBefore, analyzer.cachedPlans());
         return plan;

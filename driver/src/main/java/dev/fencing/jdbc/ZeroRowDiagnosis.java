@@ -1,6 +1,7 @@
 package dev.fencing.jdbc;
 
 import dev.fencing.FencingConfig;
+import dev.fencing.FencingException;
 import dev.fencing.StaleFenceException;
 import dev.fencing.sql.FencePlan;
 import dev.fencing.sql.ZeroRowCheck;
@@ -20,7 +21,8 @@ import java.util.OptionalLong;
  *       ({@link ZeroRowCheck.Method#EXPECTED_ROWS}); a write that changed no row is stale when the
  *       newest fence among the rows its own predicate matches is one the comparison rejects
  *       ({@link ZeroRowCheck.Method#NEWEST_FENCE_QUERY}, run on the write's own connection, so in
- *       its transaction). Anything else (no matching row, no check, a value that cannot be bound
+ *       its transaction), and when no row matches the predicate, the newest fence among the rows
+ *       its key conjuncts identify ({@link ZeroRowCheck#byKey()}). Anything else (no matching row, no check, a value that cannot be bound
  *       again) returns the database's count unchanged.</li>
  * </ul>
  * One instance serves one write or one batch, reusing the query's statement across entries.
@@ -91,10 +93,78 @@ final class ZeroRowDiagnosis implements AutoCloseable {
             return null;
         }
         OptionalLong newest = newestFence(check, values);
+        if (newest.isEmpty() && check.byKey() != null) {
+            // no row matches the whole predicate: read the row by its key (PRIMER.md), so that a
+            // newer holder who changed the row out of the predicate (paid it) still makes this stale
+            newest = newestFence(check.byKey(), values);
+        }
         if (newest.isPresent() && !config.comparison().admits(newest.getAsLong(), fence)) {
             return new StaleFenceException(fence, newest, plan.fencedTable());
         }
         return null;
+    }
+
+    /**
+     * True when a batch entry whose count came back as {@link java.sql.Statement#SUCCESS_NO_INFO}
+     * (MariaDB Connector/J with {@code useBulkStmts=true}, pgjdbc's rewritten batches) must be
+     * diagnosed: the same entries a count of 0 would send to the diagnosis.
+     */
+    static boolean countUnknownNeedsDiagnosis(FencingConfig config, FencePlan plan, long count) {
+        return count == java.sql.Statement.SUCCESS_NO_INFO && mayBeStale(config, plan, 0);
+    }
+
+    /**
+     * The diagnosis of a batch entry whose count is unknown, read after the batch ran: stale when
+     * a row its predicate (or, when none matches, its key conjuncts) identify holds a fence newer
+     * than the entry's (an applied entry leaves its own fence on the rows it changed, a rejected
+     * one leaves the newer fence it met). When that cannot be told (no query, values that cannot
+     * be bound again, or under {@code strictly-newer} a row holding this very fence), it fails
+     * closed with a {@link FencingException} that says how to get counts.
+     */
+    StaleFenceException staleWithUnknownCount(FencePlan plan, long fence, Object[] values, int entry) throws SQLException {
+        ZeroRowCheck check = plan.zeroRowCheck();
+        if (check == null || check.method() != ZeroRowCheck.Method.NEWEST_FENCE_QUERY) {
+            throw unknownCount(plan, entry, "no query can tell it");
+        }
+        OptionalLong newest = newestFenceOrUnknown(check, values, plan, entry);
+        if (newest.isEmpty() && check.byKey() != null) {
+            newest = newestFenceOrUnknown(check.byKey(), values, plan, entry);
+        }
+        if (newest.isEmpty() || newest.getAsLong() < fence) {
+            return null;
+        }
+        if (newest.getAsLong() > fence) {
+            return new StaleFenceException(fence, newest, plan.fencedTable());
+        }
+        if (config.comparison() == FencingConfig.Comparison.STRICTLY_NEWER) {
+            throw unknownCount(plan, entry, "the row holds this very fence, which strictly-newer would have rejected "
+                    + "had it been there before");
+        }
+        return null;
+    }
+
+    private OptionalLong newestFenceOrUnknown(ZeroRowCheck check, Object[] values, FencePlan plan, int entry)
+            throws SQLException {
+        PreparedStatement statement = queryFor(check.query());
+        if (!BoundValues.bind(values, check, statement)) {
+            throw unknownCount(plan, entry, "its values cannot be bound again");
+        }
+        try (ResultSet rows = statement.executeQuery()) {
+            if (rows.next()) {
+                long newest = rows.getLong(1);
+                if (!rows.wasNull()) {
+                    return OptionalLong.of(newest);
+                }
+            }
+        }
+        return OptionalLong.empty();
+    }
+
+    private static FencingException unknownCount(FencePlan plan, int entry, String why) {
+        return new FencingException("batch entry " + entry + " writes fenced table " + plan.fencedTable()
+                + " and the JDBC driver returned SUCCESS_NO_INFO for it, so whether the fence rejected it is unknown ("
+                + why + "); the batch ran, roll the transaction back: run fenced batches with counts (MariaDB "
+                + "Connector/J: useBulkStmts=false; pgjdbc: reWriteBatchedInserts=false)");
     }
 
     private OptionalLong newestFence(ZeroRowCheck check, Object[] values) throws SQLException {

@@ -1,5 +1,6 @@
 package dev.fencing.lock;
 
+import dev.fencing.lock.spi.StoreLocks;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Objects;
@@ -38,15 +39,18 @@ import javax.sql.DataSource;
  *
  * <h2>The statements</h2>
  * Acquire: {@code UPDATE fencing_locks SET owner = ?, fence = fence + 1, expires_at = now + ttl
- * WHERE lock_name = ? AND (owner IS NULL OR expires_at <= now)}. The database serializes
+ * WHERE lock_name = ? AND (owner IS NULL OR expires_at <= now)}; when it takes nothing, one
+ * read returns the holder's remaining TTL (a hint for waiters), and only a lock without a row
+ * yet is inserted (no duplicate-key errors on contended attempts). The database serializes
  * concurrent updates of the row, and the condition is checked again after waiting, so exactly
  * one claim wins and each winner's fence is one more than the last. The new fence is read
  * back from the same statement: by {@code RETURNING} (PostgreSQL), by
  * {@code SELECT .. FROM FINAL TABLE (UPDATE ..)} (H2), or (MariaDB, MySQL) by setting
  * {@code fence = LAST_INSERT_ID(fence + 1)}, which the server reports in the update's reply
  * as its generated key. A lock never taken before
- * is created by one {@code INSERT} with fence 1; of two racing inserts, the primary key lets
- * one through. Release and renewal are updates conditional on {@code owner} and
+ * is created by one {@code INSERT} with fence 1 ({@code ON CONFLICT DO NOTHING},
+ * {@code INSERT IGNORE}, {@code WHERE NOT EXISTS}); of two racing inserts, the primary key
+ * lets one through. Release and renewal are updates conditional on {@code owner} and
  * {@code fence}: a holder whose lock expired cannot free or extend its successor's.
  *
  * <h2>Clocks</h2>
@@ -56,10 +60,22 @@ import javax.sql.DataSource;
  * judges {@link Lease#isHeld()} by this process's monotonic clock from before the acquire was
  * sent, which errs towards "lost".
  *
+ * <h2>Durability and time limits</h2>
+ * A fence is only as durable as the commit that issued it. On PostgreSQL every lock
+ * statement asks for a synchronous commit of its own ({@code set_config('synchronous_commit',
+ * 'on', true)} in the same transaction), so a server running with {@code synchronous_commit =
+ * off} cannot lose an issued fence in a crash. MariaDB and MySQL choose durability for the whole
+ * server ({@code innodb_flush_log_at_trx_commit}, global): run it with 1 (the default); the
+ * store warns once when it is not. H2 commits as its {@code WRITE_DELAY} says (database-wide).
+ * Each statement gets the operation timeout ({@link Builder#operationTimeout}) at the server:
+ * {@code statement_timeout} on PostgreSQL, {@code SET STATEMENT max_statement_time} on
+ * MariaDB, H2's own {@code LOCK_TIMEOUT}; plus a network timeout a second longer.
+ *
  * <h2>The data source</h2>
  * Use a data source that is <em>not</em> fenced for the lock table: the lock table must not
  * be one of the {@code fencing.tables}, since its writes carry no fence (they issue them).
- * Statements run in auto-commit, one pooled connection each; a pool is recommended. A
+ * Statements run in auto-commit. Up to {@link Builder#idleConnections} connections (default
+ * 4) are kept open between operations, so a plain driver data source works without a pool. A
  * database that serializes conflicting transactions (serialization failures, deadlocks, lock
  * timeouts on the lock row) makes that attempt count as "held", and a waiting acquire tries
  * again.
@@ -68,7 +84,9 @@ import javax.sql.DataSource;
  * A waiting {@link #acquire} tries again when a lease of this instance releases the lock,
  * otherwise after the poll interval (jittered), until {@code maxWait} has passed; releases by
  * other processes are noticed by polling. With {@link Builder#watchdog(boolean)}, leases are
- * extended by their TTL every third of it until closed, as with {@link RedisFencedLocks}.
+ * extended by their TTL every third of it until closed, as with {@link RedisFencedLocks}:
+ * each lease on its own, so a renewal stuck behind another session's row lock loses only its
+ * own lease.
  *
  * <p>Thread-safe.
  */
@@ -78,9 +96,9 @@ public final class JdbcFencedLocks implements FencedLocks {
     public static final String DEFAULT_TABLE = "fencing_locks";
 
     private final JdbcLockStore store;
-    private final LeaseIssuer issuer;
+    private final StoreLocks issuer;
 
-    private JdbcFencedLocks(JdbcLockStore store, LeaseIssuer issuer) {
+    private JdbcFencedLocks(JdbcLockStore store, StoreLocks issuer) {
         this.store = store;
         this.issuer = issuer;
     }
@@ -148,6 +166,8 @@ public final class JdbcFencedLocks implements FencedLocks {
         private String tableName = DEFAULT_TABLE;
         private boolean watchdog;
         private Duration pollInterval = Duration.ofMillis(100);
+        private Duration operationTimeout = Duration.ofSeconds(5);
+        private int idleConnections = 4;
         private ScheduledExecutorService watchdogExecutor;
 
         private Builder(DataSource dataSource) {
@@ -178,6 +198,32 @@ public final class JdbcFencedLocks implements FencedLocks {
             return this;
         }
 
+        /**
+         * The most one lock statement may take (default 5 s), enforced by the database: a
+         * statement timeout on PostgreSQL, {@code max_statement_time} on MariaDB, the JDBC
+         * query timeout (whole seconds) on H2; plus a network timeout one second longer. A
+         * renewal gets less when its lease has less time left, so a renewal stuck behind a
+         * row lock gives up by the time its lease would be lost anyway.
+         */
+        public Builder operationTimeout(Duration timeout) {
+            this.operationTimeout = Objects.requireNonNull(timeout, "operationTimeout");
+            return this;
+        }
+
+        /**
+         * How many connections to keep open between lock operations (default 4), so that a
+         * data source that opens a new connection on every call does not cost one per
+         * operation. Over a pool they are connections the pool lends out for good: 0 borrows a
+         * connection per operation instead (for a pool with leak detection, for example).
+         */
+        public Builder idleConnections(int count) {
+            if (count < 0) {
+                throw new IllegalArgumentException("idleConnections must be >= 0, got " + count);
+            }
+            this.idleConnections = count;
+            return this;
+        }
+
         /** Renews on this executor instead of a thread of the instance's own (it is not shut down). */
         Builder watchdogExecutor(ScheduledExecutorService executor) {
             this.watchdogExecutor = executor;
@@ -191,13 +237,19 @@ public final class JdbcFencedLocks implements FencedLocks {
             if (pollInterval.isNegative() || pollInterval.isZero()) {
                 throw new IllegalArgumentException("pollInterval must be positive, got " + pollInterval);
             }
-            JdbcLockStore store = new JdbcLockStore(dataSource, tableName);
-            Watchdog renewals = watchdog ? new Watchdog(watchdogExecutor) : null;
-            LeaseIssuer issuer = new LeaseIssuer(store, new ReleaseSignals(ReleaseSignals.Subscriptions.NONE),
-                    renewals, pollInterval);
+            if (operationTimeout.isNegative() || operationTimeout.isZero()) {
+                throw new IllegalArgumentException("operationTimeout must be positive, got " + operationTimeout);
+            }
+            JdbcLockStore store = new JdbcLockStore(dataSource, tableName, idleConnections);
+            StoreLocks.Builder machinery = StoreLocks.builder(store).watchdog(watchdog).pollInterval(pollInterval)
+                    .operationTimeout(operationTimeout);
+            if (watchdogExecutor != null) {
+                machinery.renewalSchedule(watchdogExecutor);
+            }
             System.getLogger(JdbcFencedLocks.class.getName()).log(System.Logger.Level.DEBUG, () -> "JdbcFencedLocks on "
-                    + store.address() + ": watchdog=" + watchdog + ", pollInterval=" + pollInterval);
-            return new JdbcFencedLocks(store, issuer);
+                    + store.address() + ": watchdog=" + watchdog + ", pollInterval=" + pollInterval
+                    + ", operationTimeout=" + operationTimeout + ", idleConnections=" + idleConnections);
+            return new JdbcFencedLocks(store, machinery.build());
         }
     }
 }

@@ -1,71 +1,85 @@
 package dev.fencing.lock;
 
+import dev.fencing.lock.spi.Attempt;
+import dev.fencing.lock.spi.LockStore;
+import dev.fencing.lock.spi.LockStoreException;
+import dev.fencing.lock.spi.Tenure;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 
 /**
  * Fenced locks in a database table, one row per lock that is never deleted, so its fence
  * keeps growing across tenures and survives restarts. Acquiring is one conditional
- * statement that takes a free or expired row and increments its fence (or, for a lock never
- * taken before, one insert with fence 1); release and renewal are conditional on the owner
- * and fence. Every operation borrows a connection of its own from the data source and runs
- * in auto-commit: each is one statement (two for the first acquire of a lock).
+ * statement that takes a free or expired row and increments its fence; when it takes
+ * nothing, one read tells a held lock (and how long its holder's TTL runs) from a lock never
+ * taken, which one insert creates with fence 1. Release and renewal are conditional on the
+ * owner and fence. Every statement runs in auto-commit, with a durable commit where the
+ * database lets a session ask for one, and with the operation's timeout at the server.
  */
 final class JdbcLockStore implements LockStore {
+
+    private static final System.Logger LOG = System.getLogger(JdbcLockStore.class.getName());
 
     /** An optionally schema-qualified name: it is spliced into SQL, so nothing else is let in. */
     private static final Pattern TABLE_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)?");
 
     static final int MAX_RESOURCE_LENGTH = 255;
 
-    private final DataSource dataSource;
+    private final JdbcConnections connections;
     private final String table;
     private volatile SqlDialect dialect;
     private volatile String productName;
 
-    JdbcLockStore(DataSource dataSource, String table) {
+    /** @param idleConnections how many connections to keep open between operations */
+    JdbcLockStore(DataSource dataSource, String table, int idleConnections) {
         if (!TABLE_NAME.matcher(table).matches()) {
             throw new IllegalArgumentException("tableName must be an unquoted SQL identifier, optionally"
                     + " schema-qualified ([A-Za-z_][A-Za-z0-9_]*), got '" + table + "'");
         }
-        this.dataSource = dataSource;
+        this.connections = new JdbcConnections(dataSource, idleConnections);
         this.table = table;
     }
 
     @Override
-    public Attempt tryAcquire(String resource, String owner, long ttlMillis) {
+    public Attempt tryAcquire(String resource, String owner, long ttlMillis, Duration timeout) {
         try {
-            return inAutoCommit((connection, sql) -> {
-                long fence = claim(connection, sql, resource, owner, ttlMillis);
+            return run(timeout, (connection, sql, millis) -> {
+                long fence = claim(connection, sql, resource, owner, ttlMillis, millis);
                 if (fence > 0) {
                     return Attempt.acquired(fence);
                 }
-                if (insertFirst(connection, sql, resource, owner, ttlMillis)) {
+                Long holderTtl = remainingTtl(connection, sql, resource, millis);
+                if (holderTtl != null) {
+                    return Attempt.held(holderTtl);
+                }
+                if (insertFirst(connection, sql, resource, owner, ttlMillis, millis)) {
                     return Attempt.acquired(1);
                 }
-                return Attempt.held(0);
+                return Attempt.held(0); // another acquirer created the row first
             });
         } catch (SQLException e) {
             if (isContention(e)) {
                 return Attempt.held(0);
             }
-            throw failure("acquire", resource, e);
+            throw failure("acquire", resource, timeout, e);
         }
     }
 
     /** Takes an existing free or expired row; returns its new fence, or 0 when none was taken. */
-    private long claim(Connection connection, SqlDialect sql, String resource, String owner, long ttlMillis)
-            throws SQLException {
+    private long claim(Connection connection, SqlDialect sql, String resource, String owner, long ttlMillis,
+            long timeoutMillis) throws SQLException {
+        String text = sql.limited(sql.claim(table), timeoutMillis);
         if (sql.reportsFenceAsGeneratedKey()) {
-            try (PreparedStatement claim = connection.prepareStatement(sql.claim(table), Statement.RETURN_GENERATED_KEYS)) {
+            try (PreparedStatement claim = connection.prepareStatement(text, Statement.RETURN_GENERATED_KEYS)) {
                 bindClaim(claim, resource, owner, ttlMillis);
-                if (claim.executeUpdate() != 1) {
+                if (updateCount(claim, sql) != 1) {
                     return 0;
                 }
                 try (ResultSet key = claim.getGeneratedKeys()) {
@@ -78,9 +92,9 @@ final class JdbcLockStore implements LockStore {
                 }
             }
         }
-        try (PreparedStatement claim = connection.prepareStatement(sql.claim(table))) {
+        try (PreparedStatement claim = connection.prepareStatement(text)) {
             bindClaim(claim, resource, owner, ttlMillis);
-            try (ResultSet row = claim.executeQuery()) {
+            try (ResultSet row = resultSet(claim, sql)) {
                 return row.next() ? row.getLong(1) : 0;
             }
         }
@@ -93,88 +107,118 @@ final class JdbcLockStore implements LockStore {
         claim.setString(3, resource);
     }
 
-    /** Creates the row of a lock never taken before; false when the row already exists. */
-    private boolean insertFirst(Connection connection, SqlDialect sql, String resource, String owner, long ttlMillis)
+    /** The holder's remaining TTL in milliseconds (0 when past), or null when the lock has no row yet. */
+    private Long remainingTtl(Connection connection, SqlDialect sql, String resource, long timeoutMillis)
             throws SQLException {
-        try (PreparedStatement insert = connection.prepareStatement(sql.insertIfAbsent(table))) {
+        try (PreparedStatement read = connection.prepareStatement(sql.remainingTtl(table))) {
+            read.setString(1, resource);
+            try (ResultSet row = read.executeQuery()) {
+                return row.next() ? Math.max(0, row.getLong(1)) : null;
+            }
+        }
+    }
+
+    /** Creates the row of a lock never taken before; false when another acquirer created it first. */
+    private boolean insertFirst(Connection connection, SqlDialect sql, String resource, String owner, long ttlMillis,
+            long timeoutMillis) throws SQLException {
+        try (PreparedStatement insert = connection.prepareStatement(sql.limited(sql.insertIfAbsent(table), timeoutMillis))) {
             insert.setString(1, resource);
             insert.setString(2, owner);
             insert.setLong(3, ttlMillis);
-            return insert.executeUpdate() == 1;
+            if (sql.insertRepeatsName()) {
+                insert.setString(4, resource);
+            }
+            return updateCount(insert, sql) == 1;
         } catch (SQLException e) {
             if (isDuplicateKey(e)) {
-                return false; // another acquirer created the row first: the lock is taken
+                return false; // a racing first acquire: the lock is taken
             }
             throw e;
         }
     }
 
     @Override
-    public boolean release(String resource, String owner, long fence) {
+    public boolean release(Tenure tenure, Duration timeout) {
         try {
-            return inAutoCommit((connection, sql) -> {
-                try (PreparedStatement release = connection.prepareStatement(sql.release(table))) {
-                    release.setString(1, resource);
-                    release.setString(2, owner);
-                    release.setLong(3, fence);
-                    return release.executeUpdate() == 1;
+            return run(timeout, (connection, sql, millis) -> {
+                try (PreparedStatement release = connection.prepareStatement(sql.limited(sql.release(table), millis))) {
+                    release.setString(1, tenure.resource());
+                    release.setString(2, tenure.owner());
+                    release.setLong(3, tenure.fence());
+                    return updateCount(release, sql) == 1;
                 }
             });
         } catch (SQLException e) {
-            throw failure("release", resource, e);
+            throw failure("release", tenure.resource(), timeout, e);
         }
     }
 
     @Override
-    public boolean extend(String resource, String owner, long fence, long ttlMillis) {
+    public boolean extend(Tenure tenure, Duration timeout) {
         try {
-            return inAutoCommit((connection, sql) -> {
-                try (PreparedStatement extend = connection.prepareStatement(sql.extend(table))) {
-                    extend.setLong(1, ttlMillis);
-                    extend.setString(2, resource);
-                    extend.setString(3, owner);
-                    extend.setLong(4, fence);
-                    return extend.executeUpdate() == 1;
+            return run(timeout, (connection, sql, millis) -> {
+                try (PreparedStatement extend = connection.prepareStatement(sql.limited(sql.extend(table), millis))) {
+                    extend.setLong(1, tenure.ttlMillis());
+                    extend.setString(2, tenure.resource());
+                    extend.setString(3, tenure.owner());
+                    extend.setLong(4, tenure.fence());
+                    return updateCount(extend, sql) == 1;
                 }
             });
         } catch (SQLException e) {
-            throw failure("extend", resource, e);
+            throw failure("extend", tenure.resource(), timeout, e);
         }
+    }
+
+    /** Runs a statement that {@link SqlDialect#limited} may have prefixed; returns the caller's update count. */
+    private static int updateCount(PreparedStatement statement, SqlDialect sql) throws SQLException {
+        statement.execute();
+        if (sql.leadingStatement()) {
+            statement.getMoreResults();
+        }
+        return statement.getUpdateCount();
+    }
+
+    /** Runs a query that {@link SqlDialect#limited} may have prefixed; returns the caller's rows. */
+    private static ResultSet resultSet(PreparedStatement statement, SqlDialect sql) throws SQLException {
+        statement.execute();
+        if (sql.leadingStatement()) {
+            statement.getMoreResults();
+        }
+        ResultSet rows = statement.getResultSet();
+        if (rows == null) {
+            throw new SQLException("the claiming statement returned no rows to read the fence from");
+        }
+        return rows;
     }
 
     /** Creates the lock table if it does not exist. */
     void createTable() throws SQLException {
-        inAutoCommit((connection, sql) -> {
+        run(Duration.ofMinutes(1), (connection, sql, millis) -> {
             try (Statement ddl = connection.createStatement()) {
                 return ddl.execute(sql.createTable(table));
             }
         });
     }
 
-    /** Work on one borrowed connection. */
+    /** Work on one borrowed connection, with the operation's timeout in milliseconds. */
     private interface ConnectionWork<T> {
-        T run(Connection connection, SqlDialect sql) throws SQLException;
+        T run(Connection connection, SqlDialect sql, long timeoutMillis) throws SQLException;
     }
 
-    /**
-     * Runs {@code work} on a connection of its own, in auto-commit even when the pool hands
-     * out connections without it: each statement must commit by itself (a pool would roll
-     * back a claim left uncommitted), and the row must not stay locked past the statement.
-     */
-    private <T> T inAutoCommit(ConnectionWork<T> work) throws SQLException {
-        try (Connection connection = dataSource.getConnection()) {
-            SqlDialect sql = dialect(connection);
-            boolean autoCommit = connection.getAutoCommit();
-            if (!autoCommit) {
-                connection.setAutoCommit(true);
-            }
-            try {
-                return work.run(connection, sql);
-            } finally {
-                if (!autoCommit) {
-                    connection.setAutoCommit(false);
-                }
-            }
+    private <T> T run(Duration timeout, ConnectionWork<T> work) throws SQLException {
+        long timeoutMillis = Math.max(1, timeout.toMillis());
+        JdbcConnections.Kept kept = connections.borrow(timeoutMillis);
+        boolean reusable = false;
+        try {
+            T result = work.run(kept.connection, dialect(kept.connection), timeoutMillis);
+            reusable = true;
+            return result;
+        } catch (SQLException e) {
+            reusable = isContention(e) || isTimeout(e) || isDuplicateKey(e);
+            throw e;
+        } finally {
+            connections.giveBack(kept, reusable);
         }
     }
 
@@ -194,7 +238,8 @@ final class JdbcLockStore implements LockStore {
 
     @Override
     public void close() {
-        // The data source is the application's: it stays open.
+        // The data source is the application's: it stays open; the connections kept go back to it.
+        connections.close();
     }
 
     private SqlDialect dialect(Connection connection) throws SQLException {
@@ -209,13 +254,46 @@ final class JdbcLockStore implements LockStore {
             throw new SQLException("JdbcFencedLocks supports PostgreSQL, MariaDB, MySQL and H2, not " + product);
         }
         productName = product;
+        if (detected == SqlDialect.MARIADB) {
+            warnUnlessDurable(connection);
+        }
         dialect = detected;
         return detected;
     }
 
-    private LockStoreException failure(String doing, String resource, SQLException e) {
-        return new LockStoreException(address() + " failed to " + doing + " lock '" + resource + "': "
-                + e.getMessage() + " (SQLState " + e.getSQLState() + ")", e);
+    /**
+     * MariaDB and MySQL choose durability for the whole server: with
+     * {@code innodb_flush_log_at_trx_commit} other than 1, a crash can lose committed fences,
+     * and a fence can be issued again. Nothing per session can change that; say so once.
+     */
+    private void warnUnlessDurable(Connection connection) {
+        try (Statement statement = connection.createStatement();
+                ResultSet row = statement.executeQuery("SELECT @@innodb_flush_log_at_trx_commit")) {
+            if (row.next() && row.getInt(1) != 1) {
+                LOG.log(System.Logger.Level.WARNING, "JdbcFencedLocks on " + address()
+                        + ": innodb_flush_log_at_trx_commit is " + row.getInt(1) + ", so a crash of the database can"
+                        + " lose committed fences and a fence can be issued twice; set it to 1 on the server"
+                        + " (it cannot be chosen per session)");
+            }
+        } catch (SQLException e) {
+            LOG.log(System.Logger.Level.WARNING, "JdbcFencedLocks on " + address()
+                    + ": could not read innodb_flush_log_at_trx_commit (" + e.getMessage() + ")");
+        }
+    }
+
+    private LockStoreException failure(String doing, String resource, Duration timeout, SQLException e) {
+        String what = isTimeout(e) ? " did not " + doing + " lock '" + resource + "' within " + timeout.toMillis() + " ms"
+                : " failed to " + doing + " lock '" + resource + "'";
+        return new LockStoreException(address() + what + ": " + e.getMessage() + " (SQLState " + e.getSQLState() + ")", e);
+    }
+
+    /** A statement stopped by its time limit (the server's statement timeout, or the JDBC query timeout). */
+    private static boolean isTimeout(SQLException e) {
+        String state = e.getSQLState();
+        return e instanceof java.sql.SQLTimeoutException
+                || "57014".equals(state)                 // PostgreSQL: canceling statement due to statement timeout
+                || "70100".equals(state)                 // MariaDB: max_statement_time exceeded
+                || e.getErrorCode() == 1969;             // MariaDB: ER_STATEMENT_TIMEOUT
     }
 
     private static boolean isDuplicateKey(SQLException e) {

@@ -23,7 +23,7 @@ public final class LockAcquisitionException extends RuntimeException {
         /**
          * Redis took the lock, but fewer replicas than required acknowledged it in time. The
          * lock was released and its fence discarded, so that a replica promoted later cannot
-         * hand the same fence out again.
+         * grant the lock to another holder while this one believes it holds it.
          */
         NOT_REPLICATED,
         /** The waiting thread was interrupted (its interrupt flag is set again). */
@@ -33,7 +33,11 @@ public final class LockAcquisitionException extends RuntimeException {
     private final String resource;
     private final Reason reason;
 
-    LockAcquisitionException(String resource, Reason reason, String message, Throwable cause) {
+    /**
+     * For lock stores ({@link dev.fencing.lock.spi.LockStore}) that refuse an acquire
+     * themselves, and for the lease machinery.
+     */
+    public LockAcquisitionException(String resource, Reason reason, String message, Throwable cause) {
         super(message, cause);
         this.resource = Objects.requireNonNull(resource, "resource");
         this.reason = Objects.requireNonNull(reason, "reason");

@@ -1,7 +1,10 @@
 package dev.fencing.lock;
 
+import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.io.IOException;
 import java.io.InputStream;
@@ -9,6 +12,10 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * One of the lock's Lua scripts, read from a resource file beside this class. It runs by
@@ -59,6 +66,45 @@ final class LuaScript {
             throw new IllegalStateException("Lua script " + name + " returned no integer");
         }
         return result;
+    }
+
+    /**
+     * Runs the script, waiting at most {@code timeout} for its result (which must be an
+     * integer): a call with a time limit of its own, shorter than the connection's command
+     * timeout. The command is not taken back when the time runs out; the caller must treat
+     * its outcome as unknown.
+     *
+     * @throws TimeoutException when no result came within {@code timeout}
+     * @throws RedisException when Redis failed the command
+     */
+    long runWithin(RedisClusterAsyncCommands<String, String> commands, Duration timeout, String[] keys, String... args)
+            throws TimeoutException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try {
+            return await(commands.evalsha(sha1, ScriptOutputType.INTEGER, keys, args), deadline);
+        } catch (RedisNoScriptException e) {
+            await(commands.scriptLoad(source), deadline);
+            return await(commands.evalsha(sha1, ScriptOutputType.INTEGER, keys, args), deadline);
+        }
+    }
+
+    private <T> T await(RedisFuture<T> future, long deadline) throws TimeoutException {
+        try {
+            T result = future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            if (result == null) {
+                throw new IllegalStateException("Lua script " + name + " returned no result");
+            }
+            return result;
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof RedisException) {
+                throw (RedisException) cause;
+            }
+            throw new RedisException(cause);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new RedisException("interrupted while waiting for Lua script " + name, e);
+        }
     }
 
     String name() {

@@ -1,5 +1,6 @@
 package dev.fencing.lock;
 
+import dev.fencing.lock.spi.LockStoreException;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
@@ -16,6 +17,7 @@ import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.StringCodec;
@@ -100,6 +102,15 @@ final class RedisConnections implements AutoCloseable {
         return ((StatefulRedisConnection<String, String>) current).sync();
     }
 
+    /** The same commands, asynchronous: for calls with a time limit of their own. */
+    RedisClusterAsyncCommands<String, String> asyncCommands() {
+        StatefulConnection<String, String> current = connection();
+        if (current instanceof StatefulRedisClusterConnection) {
+            return ((StatefulRedisClusterConnection<String, String>) current).async();
+        }
+        return ((StatefulRedisConnection<String, String>) current).async();
+    }
+
     /**
      * Commands on the one connection to the master that serves {@code key}. {@code WAIT}
      * counts the replicas that have every write of the connection it is sent on, so the
@@ -161,6 +172,12 @@ final class RedisConnections implements AutoCloseable {
             }
             return connection;
         }
+    }
+
+    /** A call that did not complete within its own time limit. */
+    LockStoreException timedOut(String what, java.time.Duration timeout) {
+        return new LockStoreException("Redis at " + address + " did not answer " + what + " within "
+                + timeout.toMillis() + " ms", null);
     }
 
     /** A Lettuce failure as a {@link LockStoreException} that names the address. */

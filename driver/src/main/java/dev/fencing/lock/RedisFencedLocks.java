@@ -1,5 +1,6 @@
 package dev.fencing.lock;
 
+import dev.fencing.lock.spi.StoreLocks;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -7,9 +8,11 @@ import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * Fenced locks kept in Redis: each acquire takes the lock and issues its fencing token in
- * one atomic step (one Lua script: {@code SET lock owner NX PX ttl} and {@code INCR} of a
- * counter that never expires), so every lease's {@linkplain Lease#fence() fence} is larger
- * than every fence issued before it for the same resource.
+ * one atomic step (one Lua script: {@code SET lock owner NX PX ttl}, and the fence
+ * {@code max(counter + 1, the server's clock in microseconds)} stored in a counter that never
+ * expires), so every lease's {@linkplain Lease#fence() fence} is larger than every fence
+ * issued before it for the same resource, even after Redis lost its most recent writes (see
+ * <em>Fences</em>).
  *
  * <pre>{@code
  * try (RedisFencedLocks locks = RedisFencedLocks.create("redis://127.0.0.1:6379")) {
@@ -18,6 +21,21 @@ import java.util.concurrent.ScheduledExecutorService;
  *     }
  * }
  * }</pre>
+ *
+ * <h2>Fences</h2>
+ * A fence is {@code max(counter + 1, now)}, {@code now} being the Redis server's {@code TIME}
+ * in microseconds since the Unix epoch (about 1.8e15 today, far below {@code 2^53}). A
+ * counter alone goes back when Redis loses recent writes (a restart from an older snapshot, a
+ * failover to a replica that missed the last acquire) and would issue a fence a second time;
+ * the clock does not go back with it. The next fence is larger than every fence issued before
+ * as long as (1) the counter never ran ahead of the clock: at most one fence per microsecond
+ * per resource, which a single Redis cannot exceed (one script at a time, each several
+ * microseconds); and (2) the clock of the server issuing after the loss is not behind the
+ * clock of the server that issued the lost fences by more than the time between the last lost
+ * fence and the first new one (a restart or a failover takes at least seconds in practice:
+ * keep the Redis nodes' clocks synchronised, e.g. NTP, well within that). A counter that ran
+ * ahead of the clock (a clock stepped back) keeps counting from itself. See
+ * {@code docs/locks.md}.
  *
  * <h2>Addresses</h2>
  * Lettuce URI syntax: {@code redis://[user:password@]host:port[/db]}, {@code rediss://} (TLS),
@@ -31,22 +49,20 @@ import java.util.concurrent.ScheduledExecutorService;
  * For resource {@code r} and the default prefix: {@code fencing:{r}:lock} (the lock, with a
  * TTL), {@code fencing:{r}:fence} (the fence counter, which never expires) and the channel
  * {@code fencing:{r}:released}. The braces make both keys one cluster slot (braces and
- * {@code %} in a resource name are percent-encoded, so any name works). The counter is
- * what makes fences grow: it must survive. Do not delete it, keep Redis from evicting it
- * ({@code maxmemory-policy} {@code noeviction} or a {@code volatile-*} policy, which only
- * evicts keys with a TTL), and persist it ({@code appendonly yes}, ideally with
- * {@code appendfsync always}): a Redis that restarts empty issues fence 1 again.
+ * {@code %} in a resource name are percent-encoded, so any name works). Do not
+ * delete the counter, and keep Redis from evicting it ({@code maxmemory-policy}
+ * {@code noeviction} or a {@code volatile-*} policy, which only evicts keys with a TTL): a
+ * counter that is lost falls back to the clock, which is safe only under the assumptions
+ * above.
  *
- * <h2>Failover</h2>
+ * <h2>Failover and {@code WAIT}</h2>
  * Redis replicates asynchronously: a replica promoted after a failover may not have seen the
- * newest fences, and issues them again. {@link Builder#waitForReplicas} closes that gap:
- * after each acquire, {@code WAIT n timeout}; if fewer than {@code n} replicas acknowledge,
- * the lock is released, its fence discarded, and the acquire fails with
- * {@link LockAcquisitionException.Reason#NOT_REPLICATED}. This narrows the gap but does not
- * make Redis a consensus system: the replica promoted must be one that acknowledged.
- * Sentinel and Cluster prefer the replica with the most replicated data, which is such a
- * replica while it is reachable. Where a guarantee is required, keep the fences in a database
- * with synchronous replication ({@link JdbcFencedLocks}). {@code WAIT} runs on the shared
+ * newest fences and the locks they came with. The clock floor keeps its fences larger (above);
+ * the lock itself, though, may be granted again while its previous holder still believes it
+ * holds it, which the fence then makes harmless at the resource. {@link Builder#waitForReplicas}
+ * narrows that window: after each acquire, {@code WAIT n timeout}; if fewer than {@code n}
+ * replicas acknowledge, the lock is released, its fence discarded, and the acquire fails with
+ * {@link LockAcquisitionException.Reason#NOT_REPLICATED}. {@code WAIT} runs on the shared
  * connection and holds back its other commands while replicas lag, up to the timeout. Right
  * after a replica's full resync, Redis may stream writes to it only after its first
  * acknowledgement, up to a second later; acquires meanwhile fail closed.
@@ -60,26 +76,28 @@ import java.util.concurrent.ScheduledExecutorService;
  * is held in nobody's name until its TTL passes, and its fence is never used.
  *
  * <h2>Waiting</h2>
- * {@link #acquire} does not spin: a release publishes on the resource's channel, and waiting
- * threads subscribed to it try again at once. Between messages they try again after the
+ * {@link #acquire} does not spin: a release publishes on the resource's channel, and one
+ * waiting thread per process (subscribed to it) tries again at once; a release by this
+ * process's own lease wakes one of its waiters directly. Between messages they try again after the
  * holder's remaining TTL (when shorter than the poll interval) or after the poll interval,
  * jittered, until {@code maxWait} has passed.
  *
  * <h2>Renewal</h2>
  * By default a lease expires after its TTL. With {@link Builder#watchdog(boolean)}, each
- * lease is extended by its TTL every third of it (compare-and-pexpire) until it is closed;
- * when an extension finds the lock gone or in other hands, the lease knows it is lost
- * ({@link Lease#isHeld()} turns {@code false}).
+ * lease is extended by its TTL every third of it (compare-and-pexpire) until it is closed,
+ * each lease on its own, each renewal waiting at most the command timeout (less when the lease
+ * has less time left); when an extension finds the lock gone or in other hands, the lease
+ * knows it is lost ({@link Lease#isHeld()} turns {@code false}).
  *
  * <p>Thread-safe; one instance per application and Redis is enough. Closing it closes its
  * connections and stops its renewals; leases still open then expire by their TTL.
  */
 public final class RedisFencedLocks implements FencedLocks {
 
-    private final LeaseIssuer issuer;
+    private final StoreLocks issuer;
     private final String address;
 
-    private RedisFencedLocks(LeaseIssuer issuer, String address) {
+    private RedisFencedLocks(StoreLocks issuer, String address) {
         this.issuer = issuer;
         this.address = address;
     }
@@ -224,15 +242,18 @@ public final class RedisFencedLocks implements FencedLocks {
             RedisKeys keys = new RedisKeys(keyPrefix);
             RedisReleaseChannel channel = new RedisReleaseChannel(keys);
             RedisConnections connections = new RedisConnections(address, commandTimeout, channel);
-            ReleaseSignals signals = new ReleaseSignals(channel);
-            channel.connect(connections, signals);
-            RedisLockStore store = new RedisLockStore(connections, keys, replicas, replicaTimeout.toMillis());
-            Watchdog renewals = watchdog ? new Watchdog(watchdogExecutor) : null;
+            channel.connect(connections);
+            RedisLockStore store = new RedisLockStore(connections, channel, keys, replicas, replicaTimeout.toMillis());
+            StoreLocks.Builder machinery = StoreLocks.builder(store).watchdog(watchdog).pollInterval(pollInterval)
+                    .operationTimeout(commandTimeout);
+            if (watchdogExecutor != null) {
+                machinery.renewalSchedule(watchdogExecutor);
+            }
             System.getLogger(RedisFencedLocks.class.getName()).log(System.Logger.Level.DEBUG, () -> "RedisFencedLocks at "
                     + address + ": keyPrefix=" + keyPrefix + ", watchdog=" + watchdog + ", waitForReplicas=" + replicas
                     + (replicas > 0 ? " within " + replicaTimeout : "") + ", commandTimeout=" + commandTimeout
                     + ", pollInterval=" + pollInterval);
-            return new RedisFencedLocks(new LeaseIssuer(store, signals, renewals, pollInterval), address.toString());
+            return new RedisFencedLocks(machinery.build(), address.toString());
         }
 
         private static void requirePositive(String name, Duration value) {

@@ -1,7 +1,14 @@
 package dev.fencing.lock;
 
+import dev.fencing.lock.spi.Attempt;
+import dev.fencing.lock.spi.LeaseEvents;
+import dev.fencing.lock.spi.LockStore;
+import dev.fencing.lock.spi.Tenure;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import java.time.Duration;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Fenced locks in Redis, each operation one Lua script (see the {@code .lua} files beside
@@ -16,6 +23,7 @@ import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 final class RedisLockStore implements LockStore {
 
     private final RedisConnections connections;
+    private final RedisReleaseChannel channel;
     private final RedisKeys keys;
     private final int replicas;
     private final long replicaTimeoutMillis;
@@ -24,15 +32,22 @@ final class RedisLockStore implements LockStore {
      * @param replicas how many replicas must acknowledge each acquire; 0 for none
      * @param replicaTimeoutMillis how long {@code WAIT} waits for them
      */
-    RedisLockStore(RedisConnections connections, RedisKeys keys, int replicas, long replicaTimeoutMillis) {
+    RedisLockStore(RedisConnections connections, RedisReleaseChannel channel, RedisKeys keys, int replicas,
+            long replicaTimeoutMillis) {
         this.connections = connections;
+        this.channel = channel;
         this.keys = keys;
         this.replicas = replicas;
         this.replicaTimeoutMillis = replicaTimeoutMillis;
     }
 
     @Override
-    public Attempt tryAcquire(String resource, String owner, long ttlMillis) {
+    public void start(LeaseEvents events) {
+        channel.reportTo(events);
+    }
+
+    @Override
+    public Attempt tryAcquire(String resource, String owner, long ttlMillis, Duration timeout) {
         String lockKey = keys.lock(resource);
         RedisClusterCommands<String, String> commands = commandsFor(lockKey);
         long result;
@@ -81,9 +96,22 @@ final class RedisLockStore implements LockStore {
     }
 
     @Override
-    public boolean release(String resource, String owner, long fence) {
+    public boolean release(Tenure tenure, Duration timeout) {
+        if (replicas > 0) {
+            // On the connection of the acquire's node, whose commands may wait behind a WAIT.
+            try {
+                return runRelease(commandsFor(keys.lock(tenure.resource())), tenure.resource(), tenure.owner(),
+                        tenure.fence());
+            } catch (RedisException e) {
+                throw connections.failure(e);
+            }
+        }
         try {
-            return runRelease(commandsFor(keys.lock(resource)), resource, owner, fence);
+            return LuaScript.RELEASE.runWithin(connections.asyncCommands(), timeout,
+                    new String[] {keys.lock(tenure.resource())}, tenure.owner(), keys.releaseChannel(tenure.resource()),
+                    Long.toString(tenure.fence())) == 1;
+        } catch (TimeoutException e) {
+            throw connections.timedOut("the release of lock '" + tenure.resource() + "'", timeout);
         } catch (RedisException e) {
             throw connections.failure(e);
         }
@@ -95,10 +123,15 @@ final class RedisLockStore implements LockStore {
     }
 
     @Override
-    public boolean extend(String resource, String owner, long fence, long ttlMillis) {
-        String lockKey = keys.lock(resource);
+    public boolean extend(Tenure tenure, Duration timeout) {
+        String lockKey = keys.lock(tenure.resource());
         try {
-            return LuaScript.EXTEND.run(commandsFor(lockKey), new String[] {lockKey}, owner, Long.toString(ttlMillis)) == 1;
+            // Asynchronous with a deadline of its own: a renewal may have less time than the
+            // command timeout (its lease runs out sooner), and never waits longer than that.
+            return LuaScript.EXTEND.runWithin(connections.asyncCommands(), timeout, new String[] {lockKey},
+                    tenure.owner(), Long.toString(tenure.ttlMillis())) == 1;
+        } catch (TimeoutException e) {
+            throw connections.timedOut("the renewal of lock '" + tenure.resource() + "'", timeout);
         } catch (RedisException e) {
             throw connections.failure(e);
         }
@@ -109,8 +142,13 @@ final class RedisLockStore implements LockStore {
     }
 
     @Override
-    public void checkResourceName(String resource) {
-        // Any name works: RedisKeys encodes what would break the hash tag.
+    public CompletionStage<?> watchReleases(String resource) {
+        return channel.subscribe(resource);
+    }
+
+    @Override
+    public void unwatchReleases(String resource) {
+        channel.unsubscribe(resource);
     }
 
     @Override

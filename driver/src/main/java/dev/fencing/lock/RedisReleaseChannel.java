@@ -1,5 +1,6 @@
 package dev.fencing.lock;
 
+import dev.fencing.lock.spi.LeaseEvents;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import java.util.concurrent.CompletionStage;
 
@@ -8,32 +9,34 @@ import java.util.concurrent.CompletionStage;
  * release channel, and this subscribes to the channels of the resources that threads here
  * wait for, waking them when a message arrives.
  */
-final class RedisReleaseChannel extends RedisPubSubAdapter<String, String> implements ReleaseSignals.Subscriptions {
+final class RedisReleaseChannel extends RedisPubSubAdapter<String, String> {
 
     private final RedisKeys keys;
     private volatile RedisConnections connections;
-    private volatile ReleaseSignals signals;
+    private volatile LeaseEvents events;
 
     RedisReleaseChannel(RedisKeys keys) {
         this.keys = keys;
     }
 
-    /** Completes the wiring: the connections carry this listener, the signals are what it wakes. */
-    void connect(RedisConnections connections, ReleaseSignals signals) {
+    /** Completes the wiring: the connections carry this listener. */
+    void connect(RedisConnections connections) {
         this.connections = connections;
-        this.signals = signals;
     }
 
-    @Override
-    public CompletionStage<?> subscribe(String resource) {
+    /** Where releases heard of are reported. */
+    void reportTo(LeaseEvents events) {
+        this.events = events;
+    }
+
+    CompletionStage<?> subscribe(String resource) {
         // Never blocks: this runs under ReleaseSignals' lock. If Redis is down the future
         // fails, waiters poll, and their attempts report the failure.
         String channel = keys.releaseChannel(resource);
         return connections.pubSub().thenCompose(pubSub -> pubSub.async().subscribe(channel));
     }
 
-    @Override
-    public void unsubscribe(String resource) {
+    void unsubscribe(String resource) {
         String channel = keys.releaseChannel(resource);
         // A connection that never opened has no subscriptions to undo.
         connections.pubSub().thenAccept(pubSub -> pubSub.async().unsubscribe(channel));
@@ -42,9 +45,18 @@ final class RedisReleaseChannel extends RedisPubSubAdapter<String, String> imple
     @Override
     public void message(String channel, String message) {
         String resource = keys.resourceOfReleaseChannel(channel);
-        ReleaseSignals target = signals;
+        LeaseEvents target = events;
         if (resource != null && target != null) {
-            target.released(resource);
+            target.released(resource, fenceOf(message));
+        }
+    }
+
+    /** The release script publishes the released fence; anything else counts as unknown. */
+    private static long fenceOf(String message) {
+        try {
+            return Long.parseLong(message);
+        } catch (NumberFormatException e) {
+            return 0;
         }
     }
 }

@@ -5,7 +5,8 @@ import java.util.Locale;
 /**
  * The SQL that differs between the databases {@link JdbcFencedLocks} supports: the table's
  * DDL, the database clock in epoch milliseconds, how the claiming statement reports the
- * fence it set, and how a row is inserted only when absent.
+ * fence it set, how a row is inserted only when absent, and how one statement gets a durable
+ * commit and a time limit of its own.
  *
  * <p>All times come from the database's clock, so application servers whose clocks disagree
  * still agree on when a lock expires.
@@ -29,9 +30,24 @@ enum SqlDialect {
 
         @Override
         String insertIfAbsent(String table) {
-            // ON CONFLICT DO NOTHING: a waiter's attempt on an existing row is not an error
-            // (which PostgreSQL would log each time).
+            // ON CONFLICT DO NOTHING: a racing first acquire is not an error (which
+            // PostgreSQL would log each time).
             return insert(table) + " ON CONFLICT (lock_name) DO NOTHING";
+        }
+
+        @Override
+        String limited(String statement, long timeoutMillis) {
+            // A leading statement in the same implicit transaction (the extended protocol
+            // commits at Sync, after both): the commit waits for the WAL flush even on a server
+            // running with synchronous_commit = off, and the statement after it runs under its
+            // own statement_timeout. set_config(.., true) is SET LOCAL without its warning.
+            return "SELECT set_config('synchronous_commit', 'on', true), set_config('statement_timeout', '"
+                    + timeoutMillis + "', true); " + statement;
+        }
+
+        @Override
+        boolean leadingStatement() {
+            return true;
         }
     },
 
@@ -59,6 +75,21 @@ enum SqlDialect {
         boolean reportsFenceAsGeneratedKey() {
             return true;
         }
+
+        @Override
+        String insertIfAbsent(String table) {
+            // IGNORE turns the duplicate key of a racing first acquire into a warning instead
+            // of an error that the driver logs. The values are the store's own (a checked
+            // name, a UUID, numbers), so no other error can be ignored with it.
+            return "INSERT IGNORE" + insert(table).substring("INSERT".length());
+        }
+
+        @Override
+        String limited(String statement, long timeoutMillis) {
+            // Durability cannot be chosen per session here (innodb_flush_log_at_trx_commit is
+            // global; the store warns when it is not 1). The time limit can, per statement.
+            return "SET STATEMENT max_statement_time = " + seconds(timeoutMillis) + " FOR " + statement;
+        }
     },
 
     H2("DATEDIFF(MILLISECOND, TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00', CURRENT_TIMESTAMP(3))") {
@@ -70,6 +101,28 @@ enum SqlDialect {
         @Override
         String claim(String table) {
             return "SELECT fence FROM FINAL TABLE (" + claimUpdate(table, "fence + 1") + ")";
+        }
+
+        @Override
+        String insertIfAbsent(String table) {
+            // Only a first acquire racing another one can still meet the primary key.
+            return "INSERT INTO " + table + " (lock_name, owner, fence, expires_at)"
+                    + " SELECT CAST(? AS VARCHAR(255)), CAST(? AS VARCHAR(64)), 1, " + nowMillis() + " + CAST(? AS BIGINT)"
+                    + " WHERE NOT EXISTS (SELECT 1 FROM " + table + " WHERE lock_name = ?)";
+        }
+
+        @Override
+        boolean insertRepeatsName() {
+            return true;
+        }
+
+        @Override
+        String limited(String statement, long timeoutMillis) {
+            // Neither durability nor a time limit can be chosen per statement. H2 commits as its
+            // WRITE_DELAY says. The waits a time limit would cut short are row-lock waits,
+            // which H2's own LOCK_TIMEOUT (1 s by default) ends; a JDBC query timeout would
+            // cost more than the statement. The network timeout bounds a remote H2.
+            return statement;
         }
     };
 
@@ -94,6 +147,10 @@ enum SqlDialect {
         return null;
     }
 
+    final String nowMillis() {
+        return nowMillis;
+    }
+
     /** The statement that creates the lock table if it does not exist. */
     abstract String createTable(String table);
 
@@ -116,16 +173,39 @@ enum SqlDialect {
     }
 
     /**
-     * Creates the row of a lock never taken before, taken by the caller with fence 1.
-     * Parameters: lock name, owner, TTL millis. Changes no row, or fails with an integrity
-     * violation, when the row exists.
+     * How long the current holder's TTL still runs, in milliseconds, or no row when the lock
+     * has never been taken. Parameter: lock name.
      */
-    String insertIfAbsent(String table) {
-        return insert(table);
+    final String remainingTtl(String table) {
+        return "SELECT expires_at - " + nowMillis + " FROM " + table + " WHERE lock_name = ?";
+    }
+
+    /**
+     * Creates the row of a lock never taken before, taken by the caller with fence 1, without
+     * an error when it exists (0 rows). Parameters: lock name, owner, TTL millis (and the lock
+     * name again when {@link #insertRepeatsName()}).
+     */
+    abstract String insertIfAbsent(String table);
+
+    /** Whether {@link #insertIfAbsent} takes the lock name a second time, last. */
+    boolean insertRepeatsName() {
+        return false;
     }
 
     final String insert(String table) {
         return "INSERT INTO " + table + " (lock_name, owner, fence, expires_at) VALUES (?, ?, 1, " + nowMillis + " + ?)";
+    }
+
+    /**
+     * {@code statement} made to commit durably (where the database lets a session choose)
+     * and to give up after {@code timeoutMillis} at the server (where it can be said per
+     * statement). The parameters stay those of {@code statement}.
+     */
+    abstract String limited(String statement, long timeoutMillis);
+
+    /** Whether {@link #limited} puts a statement of its own (one result) before the caller's. */
+    boolean leadingStatement() {
+        return false;
     }
 
     /** Frees the lock if the caller still holds it. Parameters: lock name, owner, fence. */
@@ -140,5 +220,10 @@ enum SqlDialect {
     String extend(String table) {
         return "UPDATE " + table + " SET expires_at = " + nowMillis + " + ?"
                 + " WHERE lock_name = ? AND owner = ? AND fence = ? AND expires_at > " + nowMillis;
+    }
+
+    private static String seconds(long millis) {
+        millis = Math.max(1, millis); // 0 would mean no limit at all
+        return String.format(Locale.ROOT, "%d.%03d", millis / 1000, millis % 1000);
     }
 }

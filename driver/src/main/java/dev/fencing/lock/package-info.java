@@ -24,6 +24,7 @@
  * </ul>
  *
  * <p>Failures to acquire are {@link dev.fencing.lock.LockAcquisitionException}s. Everything
- * else in this package is internal.
+ * else in this package is internal. Stores in other modules (etcd, ZooKeeper) are written
+ * against the lock-store SPI, {@link dev.fencing.lock.spi}.
  */
 package dev.fencing.lock;

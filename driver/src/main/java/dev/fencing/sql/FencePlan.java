@@ -35,6 +35,7 @@ public final class FencePlan {
     private final boolean countIsTheFencedWrite;
     private final boolean writesEpochTable;
     private final boolean controlsTransaction;
+    private final boolean changesSchema;
 
     private FencePlan(Kind kind, String sql, String fencedTable, String[] pieces, int[] databaseIndexes,
                       int[] fenceIndexes, ZeroRowCheck zeroRowCheck, String refusal, boolean countIsTheFencedWrite,
@@ -51,6 +52,36 @@ public final class FencePlan {
         this.countIsTheFencedWrite = countIsTheFencedWrite;
         this.writesEpochTable = writesEpochTable;
         this.controlsTransaction = controlsTransaction;
+        this.changesSchema = false;
+    }
+
+    private FencePlan(FencePlan plan) {
+        this.kind = plan.kind;
+        this.sql = plan.sql;
+        this.fencedTable = plan.fencedTable;
+        this.pieces = plan.pieces;
+        this.preparedSql = plan.preparedSql;
+        this.databaseIndexes = plan.databaseIndexes;
+        this.fenceIndexes = plan.fenceIndexes;
+        this.zeroRowCheck = plan.zeroRowCheck;
+        this.refusal = plan.refusal;
+        this.countIsTheFencedWrite = plan.countIsTheFencedWrite;
+        this.writesEpochTable = plan.writesEpochTable;
+        this.controlsTransaction = plan.controlsTransaction;
+        this.changesSchema = true;
+    }
+
+    /** This plan, marked as changing the schema. */
+    FencePlan withSchemaChange() {
+        return changesSchema ? this : new FencePlan(this);
+    }
+
+    /**
+     * True when the text may change the schema (CREATE, ALTER, DROP, RENAME): what the analyzer
+     * learned from the metadata (keys, foreign-key cascades) is read again before the next plan.
+     */
+    public boolean changesSchema() {
+        return changesSchema;
     }
 
     static FencePlan passThrough(String sql) {

@@ -82,7 +82,8 @@ final class ParsedWrites {
             }
             if (statement instanceof Delete delete) {
                 withItems(delete.getWithItemsList());
-                boolean multi = delete.getTables() != null && !delete.getTables().isEmpty();
+                boolean multi = delete.getTables() != null && !delete.getTables().isEmpty()
+                        && !deletesItsOnlyTable(delete);
                 writes.add(new ParsedWrite(Kind.DELETE, name(delete.getTable()), "DELETE", false, multi, false));
                 return true;
             }
@@ -118,6 +119,24 @@ final class ParsedWrites {
                 return true;
             }
             return false;
+        }
+
+        /** {@code DELETE o1_0 FROM orders o1_0 ..}: one table deleted from, the one table read. */
+        static boolean deletesItsOnlyTable(Delete delete) {
+            if (delete.getTables().size() != 1 || (delete.getJoins() != null && !delete.getJoins().isEmpty())
+                    || (delete.getUsingList() != null && !delete.getUsingList().isEmpty()) || delete.getTable() == null) {
+                return false;
+            }
+            Table deleted = delete.getTables().get(0);
+            if (deleted.getSchemaName() != null) {
+                return false;
+            }
+            String named = Identifiers.unquote(deleted.getName()).toLowerCase(Locale.ROOT);
+            Table read = delete.getTable();
+            String readAs = read.getAlias() != null
+                    ? Identifiers.unquote(read.getAlias().getName()).toLowerCase(Locale.ROOT)
+                    : Identifiers.unquote(read.getName()).toLowerCase(Locale.ROOT);
+            return named.equals(readAs);
         }
 
         void select(Select select) {

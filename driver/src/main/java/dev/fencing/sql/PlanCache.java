@@ -13,6 +13,7 @@ final class PlanCache {
 
     private final ConcurrentHashMap<String, FencePlan> plans;
     private final int capacity;
+    private volatile int generation;
 
     PlanCache(int capacity) {
         this.capacity = capacity;
@@ -24,12 +25,22 @@ final class PlanCache {
         if (plan != null) {
             return plan;
         }
+        int before = generation;
         plan = analysis.apply(sql);
+        if (before != generation) {
+            return plan; // analysed while what plans depend on changed: correct for now, not kept
+        }
         if (plans.size() >= capacity) {
             evictSome();
         }
         FencePlan raced = plans.putIfAbsent(sql, plan);
         return raced != null ? raced : plan;
+    }
+
+    /** Drops every plan: what they were analysed with (the schema's facts) has changed. */
+    void clear() {
+        generation++;
+        plans.clear();
     }
 
     int size() {

@@ -40,6 +40,18 @@ final class Splice {
 
     /** The spliced statement. {@code parameterOffsets} are the offsets of the application's {@code ?}, in order. */
     Result apply(int[] parameterOffsets) {
+        return apply(parameterOffsets, sql);
+    }
+
+    /**
+     * The same edits applied to {@code source}, a text of the same length as the original (the
+     * original with some characters blanked, as the second reader is given it).
+     */
+    Result apply(int[] parameterOffsets, String source) {
+        if (source.length() != sql.length()) {
+            throw new IllegalArgumentException("the edited text must keep the original's length");
+        }
+        final String sql = source;
         List<Edit> ordered = new ArrayList<>(edits);
         ordered.sort(Comparator.comparingInt(Edit::start).thenComparingInt(Edit::order));
         List<String> pieces = new ArrayList<>();

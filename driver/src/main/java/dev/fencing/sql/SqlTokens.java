@@ -113,6 +113,23 @@ final class SqlTokens {
     }
 
     private Dialect dialect;
+    /** Start and end offsets of MariaDB's '#' comments, in pairs; null when there are none. */
+    private int[] hashComments;
+
+    /**
+     * The MariaDB {@code #} comments (start, end offset pairs), which JSqlParser does not know:
+     * it is given them blanked. Empty when there are none.
+     */
+    int[] hashComments() {
+        return hashComments == null ? new int[0] : hashComments.clone();
+    }
+
+    private static int[] appendPair(int[] pairs, int start, int end) {
+        int[] longer = Arrays.copyOf(pairs, pairs.length + 2);
+        longer[pairs.length] = start;
+        longer[pairs.length + 1] = end;
+        return longer;
+    }
 
     /**
      * Characters that may continue an unquoted identifier. PostgreSQL and MariaDB take every
@@ -147,11 +164,15 @@ final class SqlTokens {
             if (isSpace(c)) {
                 i++;
             } else if (c == '-' && i + 1 < n && s.charAt(i + 1) == '-'
-                    && (!mysql || i + 2 >= n || s.charAt(i + 2) <= ' ' || Character.isWhitespace(s.charAt(i + 2)))) {
-                // MariaDB needs white space or a control character after "--"
+                    && (!mysql || i + 2 >= n || s.charAt(i + 2) <= ' ' || s.charAt(i + 2) == 0x7F)) {
+                // MariaDB needs an ASCII space or control character after "--" (my_isspace/my_iscntrl
+                // on the next byte): a Unicode space (U+2028, U+3000, U+00A0) leaves two minus signs
                 i = lineEnd(i, !mysql);
             } else if (mysql && c == '#') {
-                i = lineEnd(i, false);
+                int end = lineEnd(i, false);
+                hashComments = hashComments == null ? new int[] {i, end}
+                        : appendPair(hashComments, i, end);
+                i = end;
             } else if (dialect == Dialect.H2 && c == '/' && i + 1 < n && s.charAt(i + 1) == '/') {
                 i = lineEnd(i, true);
             } else if (c == '/' && i + 1 < n && s.charAt(i + 1) == '*') {
@@ -173,13 +194,18 @@ final class SqlTokens {
                 int end = quotedEnd(i, '`', false);
                 add(QUOTED_IDENTIFIER, i, end, depth);
                 i = end;
+            } else if (c == '$' && dialect == Dialect.H2 && !(i > 0 && isIdentifierPart(s.charAt(i - 1)))
+                    && !(i + 1 < n && (s.charAt(i + 1) == '$' || Character.isDigit(s.charAt(i + 1))))) {
+                // H2 opens a dollar quote only with "$$" and reads any other lone '$' as a parameter
+                throw new UnreadableSqlException("a lone '$' at offset " + i + " (H2 reads it as a parameter)");
             } else if (c == '$' && !mysql && dollarTagEnd(i) > 0) {
                 int end = dollarQuotedEnd(i);
                 add(STRING, i, end, depth);
                 i = end;
             } else if (isPrefixedString(i, mysql)) {
                 int quote = s.indexOf('\'', i);
-                boolean backslashes = mysql || Character.toUpperCase(c) == 'E';
+                // H2 reads E'..' as a plain string: a backslash escapes nothing there
+                boolean backslashes = mysql || (Character.toUpperCase(c) == 'E' && dialect != Dialect.H2);
                 int end = quotedEnd(quote, '\'', backslashes);
                 add(STRING, i, end, depth);
                 i = end;
@@ -323,20 +349,35 @@ final class SqlTokens {
         return c == 'U' && !mysql && i + 2 < s.length() && s.charAt(i + 1) == '&' && s.charAt(i + 2) == '\'';
     }
 
-    /** For {@code $tag$} at {@code i}: the offset after the closing {@code $} of the tag, else 0. */
+    /**
+     * For {@code $tag$} at {@code i}: the offset after the closing {@code $} of the tag, else 0.
+     * PostgreSQL's scan.l: {@code dolq_start [A-Za-z\200-\377_]}, {@code dolq_cont
+     * [A-Za-z\200-\377_0-9]}: every byte from 0x80 up is a letter there, so every character
+     * above U+007F is one here (a non-ASCII digit too), and only ASCII digits may not start a tag.
+     */
     private int dollarTagEnd(int i) {
         final String s = sql;
         if (i > 0 && isIdentifierPart(s.charAt(i - 1))) {
             return 0;
         }
         int j = i + 1;
-        if (j < s.length() && Character.isDigit(s.charAt(j))) {
-            return 0;
+        if (dialect == Dialect.H2) {
+            return j < s.length() && s.charAt(j) == '$' ? j + 1 : 0;
         }
-        while (j < s.length() && s.charAt(j) != '$' && isIdentifierPart(s.charAt(j))) {
+        if (j < s.length() && s.charAt(j) != '$') {
+            if (!isDollarTagStart(s.charAt(j))) {
+                return 0;
+            }
             j++;
+            while (j < s.length() && isDollarTagStart(s.charAt(j)) || j < s.length() && s.charAt(j) >= '0' && s.charAt(j) <= '9') {
+                j++;
+            }
         }
         return j < s.length() && s.charAt(j) == '$' ? j + 1 : 0;
+    }
+
+    private static boolean isDollarTagStart(char c) {
+        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' || c >= 0x80;
     }
 
     private int dollarQuotedEnd(int i) throws UnreadableSqlException {

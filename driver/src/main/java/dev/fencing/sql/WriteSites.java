@@ -6,6 +6,7 @@ import dev.fencing.config.TableName;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.IntConsumer;
 
 /**
  * Finds, in the tokens of one statement, every INSERT, UPDATE and DELETE (its own and those of its
@@ -89,15 +90,26 @@ final class WriteSites {
     private final SqlTokens tokens;
     private final Dialect dialect;
     private final List<Site> sites = new ArrayList<>();
+    private final IntConsumer parserBlanks;
 
-    private WriteSites(SqlTokens tokens, Dialect dialect) {
+    private WriteSites(SqlTokens tokens, Dialect dialect, IntConsumer parserBlanks) {
         this.tokens = tokens;
         this.dialect = dialect;
+        this.parserBlanks = parserBlanks;
     }
 
     /** The writes of the statement in tokens {@code [from, to)}, in text order. */
     static List<Site> find(SqlTokens tokens, Dialect dialect, int from, int to) {
-        WriteSites finder = new WriteSites(tokens, dialect);
+        return find(tokens, dialect, from, to, token -> { });
+    }
+
+    /**
+     * As {@link #find(SqlTokens, Dialect, int, int)}; {@code parserBlanks} receives the tokens that
+     * the database reads but JSqlParser cannot, and that change nothing about what is written
+     * (PostgreSQL's {@code orders *}, {@code NOT MATERIALIZED}): the parser is given them blanked.
+     */
+    static List<Site> find(SqlTokens tokens, Dialect dialect, int from, int to, IntConsumer parserBlanks) {
+        WriteSites finder = new WriteSites(tokens, dialect, parserBlanks);
         finder.statement(from, to, true);
         return finder.sites;
     }
@@ -181,7 +193,8 @@ final class WriteSites {
                 return -1;
             }
             i++;
-            if (tokens.isWord(i, "NOT")) {
+            if (tokens.isWord(i, "NOT") && tokens.isWord(i + 1, "MATERIALIZED")) {
+                parserBlanks.accept(i);
                 i++;
             }
             if (tokens.isWord(i, "MATERIALIZED")) {
@@ -244,6 +257,10 @@ final class WriteSites {
         Site site = site(ParsedWrites.Kind.DELETE, head, topLevel);
         int depth = tokens.depth(head);
         int i = skipWords(head + 1, to, "LOW_PRIORITY", "QUICK", "IGNORE");
+        if (dialect == Dialect.MARIADB && tokens.isIdentifier(i) && tokens.isWord(i + 1, "FROM")
+                && singleTableAliasDelete(site, i, to, depth)) {
+            return;
+        }
         if (tokens.isWord(i, "FROM")) {
             i++;
         }
@@ -262,6 +279,41 @@ final class WriteSites {
             return;
         }
         whereAndTail(site, next, to, depth);
+    }
+
+    /**
+     * MariaDB's multi-table syntax naming one table, as Hibernate 6 writes a bulk delete:
+     * {@code DELETE o1_0 FROM orders o1_0 WHERE ..}. When the one table deleted from is the one
+     * table read (by its alias or name), it is a single-table DELETE with an alias; else false and
+     * the site is left for the multi-table reading.
+     */
+    private boolean singleTableAliasDelete(Site site, int deleted, int to, int depth) {
+        int i = targetName(site, deleted + 2, to);
+        if (i < 0) {
+            site.unsupported = null;
+            site.targetFirst = -1;
+            site.targetLast = -1;
+            return false;
+        }
+        int alias = -1;
+        if (tokens.isWord(i, "AS") && tokens.isIdentifier(i + 1)) {
+            alias = i + 1;
+            i += 2;
+        } else if (i < to && tokens.isIdentifier(i) && !isAnyWord(i, FROM_STOPS) && !tokens.isWord(i, "USING")) {
+            alias = i;
+            i++;
+        }
+        String named = tokens.identifier(deleted);
+        boolean same = alias >= 0 ? named.equals(tokens.identifier(alias))
+                : named.equals(tokens.identifier(site.targetLast));
+        if (!same || (i < to && !isAnyWord(i, FROM_STOPS))) {
+            site.targetFirst = -1;
+            site.targetLast = -1;
+            return false;
+        }
+        site.alias = alias;
+        whereAndTail(site, i, to, depth);
+        return true;
     }
 
     private void whereAndTail(Site site, int i, int to, int depth) {
@@ -406,7 +458,7 @@ final class WriteSites {
     private int selectListLast(int first, int end, int depth) {
         int i = first;
         if (tokens.isWord(i, "WITH")) {
-            WriteSites nested = new WriteSites(tokens, dialect);
+            WriteSites nested = new WriteSites(tokens, dialect, parserBlanks);
             i = nested.withClause(i + 1, end);
             if (i < 0 || !nested.sites.isEmpty()) {
                 return -1;
@@ -465,6 +517,12 @@ final class WriteSites {
             site.targetLast = i;
         }
         i++;
+        if (i < to && dialect == Dialect.POSTGRESQL && site.kind != ParsedWrites.Kind.INSERT
+                && tokens.kind(i) == SqlTokens.OPERATOR && tokens.text(i).equals("*")) {
+            // "orders *": the table and its descendants, which is what "orders" means anyway
+            parserBlanks.accept(i);
+            i++;
+        }
         if (i < to && (tokens.kind(i) == SqlTokens.OPERATOR && tokens.text(i).equals("*")
                 || tokens.kind(i) == SqlTokens.OPEN && site.kind != ParsedWrites.Kind.INSERT)) {
             site.unsupported = "an unexpected token after the table name: " + tokens.text(i);

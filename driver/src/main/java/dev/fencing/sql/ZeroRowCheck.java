@@ -26,19 +26,41 @@ public final class ZeroRowCheck {
     private final int[] queryParameters;
     private final int expectedRows;
 
-    private ZeroRowCheck(Method method, String query, int[] queryParameters, int expectedRows) {
+    private final ZeroRowCheck byKey;
+
+    private ZeroRowCheck(Method method, String query, int[] queryParameters, int expectedRows, ZeroRowCheck byKey) {
         this.method = method;
         this.query = query;
         this.queryParameters = queryParameters;
         this.expectedRows = expectedRows;
+        this.byKey = byKey;
     }
 
     static ZeroRowCheck newestFenceQuery(String query, int[] applicationParameters) {
-        return new ZeroRowCheck(Method.NEWEST_FENCE_QUERY, query, applicationParameters.clone(), -1);
+        return new ZeroRowCheck(Method.NEWEST_FENCE_QUERY, query, applicationParameters.clone(), -1, null);
+    }
+
+    /**
+     * @param byKey the same question asked of the rows the write's key conjuncts identify, for when
+     *              no row matches the whole predicate; null when the predicate names no whole key
+     */
+    static ZeroRowCheck newestFenceQuery(String query, int[] applicationParameters, ZeroRowCheck byKey) {
+        return new ZeroRowCheck(Method.NEWEST_FENCE_QUERY, query, applicationParameters.clone(), -1, byKey);
+    }
+
+    /**
+     * For {@link Method#NEWEST_FENCE_QUERY}: the query that reads the newest fence of the rows the
+     * write's key conjuncts (equality on every column of a primary key or unique index, from the
+     * metadata) identify, ignoring its other conditions; run when {@link #query()} finds no row,
+     * so that a writer whose business predicate no longer matches because a newer holder changed
+     * the row is still told it is stale. Null when the predicate names no whole key.
+     */
+    public ZeroRowCheck byKey() {
+        return byKey;
     }
 
     static ZeroRowCheck expectedRows(int rows) {
-        return new ZeroRowCheck(Method.EXPECTED_ROWS, null, new int[0], rows);
+        return new ZeroRowCheck(Method.EXPECTED_ROWS, null, new int[0], rows, null);
     }
 
     public Method method() {
@@ -79,7 +101,7 @@ public final class ZeroRowCheck {
     @Override
     public String toString() {
         return method == Method.NEWEST_FENCE_QUERY
-                ? "newest fence query: " + query
+                ? "newest fence query: " + query + (byKey == null ? "" : "; then by key: " + byKey.query)
                 : "expect " + expectedRows + " changed rows";
     }
 }

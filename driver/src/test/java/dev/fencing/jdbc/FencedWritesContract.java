@@ -147,8 +147,8 @@ abstract class FencedWritesContract extends OrdersFixture {
     }
 
     @Test
-    void aPredicateMissIsNotStaleEvenWhenTheRowHoldsANewerFence() throws SQLException {
-        // the business predicate would not match either, but a newer holder has written the row
+    void aPredicateMissIsStaleWhenTheRowFoundByItsKeyHoldsANewerFence() throws SQLException {
+        // PRIMER.md: the business predicate no longer matches because a newer holder changed the row
         seed(1, "paid", 100, 9);
         PreparedStatement update = connection().prepareStatement(
                 "UPDATE orders SET status = ? WHERE id = ? AND status = ?");
@@ -156,8 +156,9 @@ abstract class FencedWritesContract extends OrdersFixture {
             update.setString(1, "shipped");
             update.setLong(2, 1);
             update.setString(3, "pending");
-            // the diagnosis query uses the write's own predicate (id = 1 AND status = 'pending'): no row, not stale
-            assertThat(update.executeUpdate()).isZero();
+            // no row matches id = 1 AND status = 'pending'; the row read by its key (id = 1) holds 9
+            StaleFenceException stale = catchThrowableOfType(StaleFenceException.class, update::executeUpdate);
+            assertThat(stale.currentFence()).hasValue(9);
         }
         assertThat(order(1)).isEqualTo(new Order(1, "paid", 100, 9));
     }
@@ -287,10 +288,10 @@ abstract class FencedWritesContract extends OrdersFixture {
     void aValueThatCannotBeReadTwiceLeavesAZeroRowWriteUndiagnosed() throws SQLException {
         seed(1, "pending", 100, 9);
         PreparedStatement update = connection().prepareStatement(
-                "UPDATE orders SET amount = ? WHERE id = ? AND status = ?");
+                "UPDATE orders SET amount = ? WHERE amount = ? AND status = ?");
         try (Fence.Scope scope = Fence.enter(7)) {
             update.setLong(1, 5);
-            update.setLong(2, 1);
+            update.setLong(2, 100);
             update.setCharacterStream(3, new java.io.StringReader("pending"));
             // the write was not applied (the check is in the statement), but why cannot be told
             assertThat(update.executeUpdate()).isZero();

@@ -20,9 +20,11 @@ abstract class JdbcFencedLocksContract extends FencedLocksContract {
 
     protected final String table = TestServices.uniqueTable();
     protected HikariDataSource dataSource;
+    protected String jdbcUrl;
 
     /** Opens the pool and creates the table; called once per class. */
     protected void setUp(String jdbcUrl) throws Exception {
+        this.jdbcUrl = jdbcUrl;
         dataSource = TestServices.pool(jdbcUrl, 12);
         JdbcFencedLocks.builder(dataSource).tableName(table).build().createTable();
     }
@@ -168,6 +170,84 @@ abstract class JdbcFencedLocksContract extends FencedLocksContract {
                 Lease upper = locks.tryAcquire(resource.toUpperCase(), Duration.ofSeconds(10)).orElseThrow()) {
             assertThat(lower.fence()).isEqualTo(1);
             assertThat(upper.fence()).isEqualTo(1);
+        }
+    }
+
+    /**
+     * Another session holds a row lock on lock X's row (a long transaction, a console), so
+     * X's renewals block. Each lease is renewed on its own with a time limit, so lease Y,
+     * renewed by the same instance, stays held past several TTLs and no competitor gets it;
+     * only X is lost. (With one renewal thread for all leases, X's stuck renewal starved Y's
+     * and a competitor took Y.)
+     */
+    @Test
+    void aRenewalStuckBehindARowLockLosesOnlyItsOwnLease() throws Exception {
+        JdbcFencedLocks locks = JdbcFencedLocks.builder(dataSource).tableName(table).watchdog(true).build();
+        JdbcFencedLocks competitor = JdbcFencedLocks.builder(dataSource).tableName(table).build();
+        String x = newResource();
+        String y = newResource();
+        Duration ttl = Duration.ofMillis(1500);
+        try (Lease leaseX = locks.tryAcquire(x, ttl).orElseThrow();
+                Lease leaseY = locks.tryAcquire(y, ttl).orElseThrow();
+                Connection blocker = dataSource.getConnection()) {
+            blocker.setAutoCommit(false);
+            try (PreparedStatement lockRow = blocker.prepareStatement(
+                    "SELECT fence FROM " + table + " WHERE lock_name = ? FOR UPDATE")) {
+                lockRow.setString(1, x);
+                try (ResultSet row = lockRow.executeQuery()) {
+                    assertThat(row.next()).isTrue();
+                }
+            }
+            try {
+                Thread.sleep(3 * ttl.toMillis());
+                assertThat(leaseY.isHeld()).as("Y, renewed beside the stuck renewal of X").isTrue();
+                assertThat(competitor.tryAcquire(y, Duration.ofSeconds(10))).as("Y is still taken").isEmpty();
+                assertThat(leaseX.isHeld()).as("X, whose renewals could not complete").isFalse();
+            } finally {
+                blocker.rollback();
+            }
+        } finally {
+            locks.close();
+            competitor.close();
+        }
+    }
+
+    /**
+     * 240 acquires of one hot lock: 8 threads in two instances (as two processes would be),
+     * 30 each, the default poll interval; through the pool, and through a data source that
+     * opens a connection per call. Prints the time; speed is not asserted.
+     */
+    @Test
+    void measureContendedAcquires() throws Exception {
+        for (boolean pooled : new boolean[] {true, false}) {
+            javax.sql.DataSource source = pooled ? dataSource : TestServices.unpooled(jdbcUrl);
+            String resource = newResource();
+            JdbcFencedLocks first = JdbcFencedLocks.builder(source).tableName(table).build();
+            JdbcFencedLocks second = JdbcFencedLocks.builder(source).tableName(table).build();
+            java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(8);
+            try {
+                long started = System.nanoTime();
+                java.util.List<java.util.concurrent.Future<?>> done = new java.util.ArrayList<>();
+                for (int t = 0; t < 8; t++) {
+                    JdbcFencedLocks locks = t % 2 == 0 ? first : second;
+                    done.add(threads.submit(() -> {
+                        for (int i = 0; i < 30; i++) {
+                            locks.acquire(resource, Duration.ofSeconds(10), Duration.ofSeconds(60)).close();
+                        }
+                        return null;
+                    }));
+                }
+                for (java.util.concurrent.Future<?> future : done) {
+                    future.get(120, java.util.concurrent.TimeUnit.SECONDS);
+                }
+                System.out.printf("contended acquires [%s, %s]: 240 in %d ms%n", label(),
+                        pooled ? "pool of 12" : "a connection per call",
+                        java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+            } finally {
+                threads.shutdownNow();
+                first.close();
+                second.close();
+            }
         }
     }
 }

@@ -66,7 +66,7 @@ class RedisClusterTest {
                     assertThat(locks.tryAcquire(resource, Duration.ofSeconds(10))).isEmpty();
                 }
                 try (Lease lease = locks.tryAcquire(resource, Duration.ofSeconds(10)).orElseThrow()) {
-                    assertThat(lease.fence()).isEqualTo(first + 1);
+                    assertThat(lease.fence()).isGreaterThan(first);
                 }
             }
         }

@@ -45,21 +45,48 @@ class RedisLuaScriptsTest {
                 Long.toString(ttlMillis));
     }
 
+    /** The Redis server's clock in microseconds since the epoch, as the acquire script reads it. */
+    private static long serverMicros() {
+        java.util.List<String> time = redis.time();
+        return Long.parseLong(time.get(0)) * 1_000_000 + Long.parseLong(time.get(1));
+    }
+
     @Test
-    void acquireSetsTheLockAndIssuesTheNextFenceInOneStep_orReportsTheHoldersTtl() {
+    void acquireSetsTheLockAndIssuesTheServersClockInMicrosAsTheFirstFence_orReportsTheHoldersTtl() {
         String resource = "acquire-" + System.nanoTime();
-        assertThat(acquire(resource, "owner-1", 10_000)).isEqualTo(1);
+        long before = serverMicros();
+        long first = acquire(resource, "owner-1", 10_000);
+        long after = serverMicros();
+        assertThat(first).as("the server's TIME in microseconds").isBetween(before, after);
         assertThat(redis.get(KEYS.lock(resource))).isEqualTo("owner-1");
         assertThat(redis.pttl(KEYS.lock(resource))).isBetween(1L, 10_000L);
-        assertThat(redis.get(KEYS.fence(resource))).isEqualTo("1");
+        assertThat(redis.get(KEYS.fence(resource))).isEqualTo(Long.toString(first));
         assertThat(redis.ttl(KEYS.fence(resource))).as("the counter never expires").isEqualTo(-1);
 
         long held = acquire(resource, "owner-2", 10_000);
         assertThat(held).as("minus the holder's remaining TTL").isBetween(-10_000L, -1L);
-        assertThat(redis.get(KEYS.fence(resource))).as("no fence for a failed attempt").isEqualTo("1");
+        assertThat(redis.get(KEYS.fence(resource))).as("no fence for a failed attempt").isEqualTo(Long.toString(first));
 
         redis.del(KEYS.lock(resource));
-        assertThat(acquire(resource, "owner-2", 10_000)).isEqualTo(2);
+        long second = acquire(resource, "owner-2", 10_000);
+        assertThat(second).isGreaterThan(first).isLessThanOrEqualTo(serverMicros());
+    }
+
+    @Test
+    void aCounterThatWentBackStillYieldsALargerFence_andOneAheadOfTheClockIsIncremented() {
+        String resource = "floor-" + System.nanoTime();
+        long lost = acquire(resource, "owner-1", 10_000);
+        redis.del(KEYS.lock(resource));
+        // Redis lost its recent writes: the counter is back at a value from long ago.
+        redis.set(KEYS.fence(resource), "5");
+        assertThat(acquire(resource, "owner-2", 10_000)).as("the clock, not 6").isGreaterThan(lost);
+        redis.del(KEYS.lock(resource));
+
+        // A counter ahead of the clock (fences issued under a clock that ran ahead) keeps counting.
+        long ahead = serverMicros() + 3_600_000_000L;
+        redis.set(KEYS.fence(resource), Long.toString(ahead));
+        assertThat(acquire(resource, "owner-3", 10_000)).isEqualTo(ahead + 1);
+        assertThat(redis.get(KEYS.fence(resource))).isEqualTo(Long.toString(ahead + 1));
     }
 
     @Test
@@ -68,8 +95,19 @@ class RedisLuaScriptsTest {
         redis.sadd(KEYS.fence(resource), "not a counter");
         assertThatThrownBy(() -> acquire(resource, "owner-1", 10_000))
                 .isInstanceOf(RedisCommandExecutionException.class)
+                .hasMessageContaining("unusable")
                 .hasMessageContaining("WRONGTYPE");
         assertThat(redis.exists(KEYS.lock(resource))).isZero();
+
+        for (String bad : new String[] {"1.5", "-3", "abc", "9007199254740993"}) {
+            redis.set(KEYS.fence(resource), bad);
+            assertThatThrownBy(() -> acquire(resource, "owner-1", 10_000))
+                    .isInstanceOf(RedisCommandExecutionException.class)
+                    .hasMessageContaining("unusable")
+                    .hasMessageContaining(bad);
+            assertThat(redis.exists(KEYS.lock(resource))).as(bad).isZero();
+            assertThat(redis.get(KEYS.fence(resource))).as("left as it was").isEqualTo(bad);
+        }
     }
 
     @Test
@@ -93,7 +131,7 @@ class RedisLuaScriptsTest {
             assertThat(LuaScript.RELEASE.run(redis, lock, "owner-1", KEYS.releaseChannel(resource), "1")).isEqualTo(1);
             assertThat(redis.exists(KEYS.lock(resource))).isZero();
             assertThat(heard.poll(5, TimeUnit.SECONDS)).isEqualTo(KEYS.releaseChannel(resource) + "=1");
-            assertThat(redis.get(KEYS.fence(resource))).as("the counter stays").isEqualTo("1");
+            assertThat(redis.exists(KEYS.fence(resource))).as("the counter stays").isEqualTo(1);
 
             assertThat(LuaScript.RELEASE.run(redis, lock, "owner-1", KEYS.releaseChannel(resource), "1"))
                     .as("releasing twice").isZero();

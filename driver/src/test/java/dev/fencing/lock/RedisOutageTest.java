@@ -59,7 +59,7 @@ class RedisOutageTest {
         try (RedisFencedLocks holderProcess = RedisFencedLocks.create(server.uri());
                 RedisFencedLocks waiterProcess = RedisFencedLocks.create(server.uri())) {
             Lease held = holderProcess.tryAcquire("order:7", Duration.ofSeconds(30)).orElseThrow();
-            assertThat(held.fence()).isEqualTo(1);
+            assertThat(held.fence()).isPositive();
 
             Future<Lease> waiter = waiterThread.submit(
                     () -> waiterProcess.acquire("order:7", Duration.ofSeconds(10), Duration.ofSeconds(20)));
@@ -94,7 +94,7 @@ class RedisOutageTest {
             awaitWorking(holderProcess);
             held.close();
             try (Lease next = waiterProcess.acquire("order:7", Duration.ofSeconds(10), Duration.ofSeconds(5))) {
-                assertThat(next.fence()).as("the persisted counter goes on").isEqualTo(2);
+                assertThat(next.fence()).as("the persisted counter goes on").isGreaterThan(held.fence());
             }
         } finally {
             waiterThread.shutdownNow();
@@ -116,10 +116,11 @@ class RedisOutageTest {
     void aFlushedScriptCacheIsRefilledOnNoscript() throws Exception {
         server = RedisServerProcess.start(Files.createDirectories(dir.resolve("flush")));
         try (RedisFencedLocks locks = RedisFencedLocks.create(server.uri())) {
-            locks.tryAcquire("order:8", Duration.ofSeconds(10)).orElseThrow().close();
+            Lease first = locks.tryAcquire("order:8", Duration.ofSeconds(10)).orElseThrow();
+            first.close();
             server.withCommands(redis -> redis.scriptFlush());
             try (Lease lease = locks.tryAcquire("order:8", Duration.ofSeconds(10)).orElseThrow()) {
-                assertThat(lease.fence()).isEqualTo(2);
+                assertThat(lease.fence()).isGreaterThan(first.fence());
             }
             assertThat(server.<java.util.List<Boolean>>withCommands(redis -> redis.scriptExists(LuaScript.ACQUIRE.sha1(), LuaScript.RELEASE.sha1())))
                     .containsExactly(true, true);

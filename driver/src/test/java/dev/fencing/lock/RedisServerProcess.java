@@ -23,23 +23,68 @@ final class RedisServerProcess implements AutoCloseable {
     /** Threads shared by the short-lived test clients, so that each costs only a connection. */
     private static final ClientResources SHARED_RESOURCES = DefaultClientResources.create();
 
+    /** libfaketime as Debian's {@code faketime} package installs it (scripts/ensure-services.sh). */
+    private static final Path LIBFAKETIME = Path.of("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1");
+    /**
+     * Preloaded before libfaketime: in Debian's redis-server, linked with jemalloc, libfaketime's
+     * start-up and jemalloc's deadlock (each calls the other while holding its own lock); with
+     * tcmalloc serving malloc, libfaketime starts before jemalloc does.
+     */
+    private static final Path TCMALLOC = Path.of("/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4");
+
     private final int port;
     private final List<String> extraArgs;
     private final Path log;
+    private final Path clockFile;
     private Process process;
 
-    private RedisServerProcess(int port, List<String> extraArgs, Path log) {
+    private RedisServerProcess(int port, List<String> extraArgs, Path log, Path clockFile) {
         this.port = port;
         this.extraArgs = extraArgs;
         this.log = log;
+        this.clockFile = clockFile;
     }
 
-    /** Starts a server without persistence; {@code extraArgs} are more {@code --name value} options. */
+    /**
+     * Starts a server without automatic persistence (a {@code SAVE} still writes
+     * {@code dump.rdb} into {@code dir}, and a restart loads it); {@code extraArgs} are more
+     * {@code --name value} options.
+     */
     static RedisServerProcess start(Path dir, String... extraArgs) throws IOException {
         int port = TestServices.freePort();
-        RedisServerProcess server = new RedisServerProcess(port, List.of(extraArgs), dir.resolve("redis-" + port + ".log"));
+        RedisServerProcess server = new RedisServerProcess(port, List.of(extraArgs), dir.resolve("redis-" + port + ".log"), null);
         server.startProcess(dir);
         return server;
+    }
+
+    /**
+     * Like {@link #start}, but the server's wall clock (what {@code TIME} reports) can be set
+     * off the real one while it runs, with {@link #shiftClock}: libfaketime, preloaded, reads
+     * the offset from a file of the server's own on every clock read. Its monotonic clock is
+     * left alone.
+     *
+     * @throws org.opentest4j.TestAbortedException when libfaketime is not installed
+     */
+    static RedisServerProcess startWithShiftableClock(Path dir, String... extraArgs) throws IOException {
+        for (Path library : List.of(LIBFAKETIME, TCMALLOC)) {
+            org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.isReadable(library), library
+                    + " is missing: install Debian's faketime and libtcmalloc-minimal4 (scripts/ensure-services.sh does)");
+        }
+        int port = TestServices.freePort();
+        Path clockFile = dir.resolve("clock-" + port);
+        java.nio.file.Files.writeString(clockFile, "+0\n");
+        RedisServerProcess server = new RedisServerProcess(port, List.of(extraArgs), dir.resolve("redis-" + port + ".log"),
+                clockFile);
+        server.startProcess(dir);
+        return server;
+    }
+
+    /** Sets the server's wall clock {@code offset} away from the real one (negative: back). */
+    void shiftClock(Duration offset) throws IOException {
+        if (clockFile == null) {
+            throw new IllegalStateException("started without a shiftable clock");
+        }
+        java.nio.file.Files.writeString(clockFile, String.format(java.util.Locale.ROOT, "%+.6f%n", offset.toNanos() / 1e9));
     }
 
     private void startProcess(Path dir) throws IOException {
@@ -49,7 +94,14 @@ final class RedisServerProcess implements AutoCloseable {
                 // Replicas sync at once instead of after the default 5 s wait for more replicas.
                 "--repl-diskless-sync-delay", "0"));
         command.addAll(extraArgs);
-        process = new ProcessBuilder(command)
+        ProcessBuilder builder = new ProcessBuilder(command);
+        if (clockFile != null) {
+            builder.environment().put("LD_PRELOAD", TCMALLOC + " " + LIBFAKETIME);
+            builder.environment().put("FAKETIME_TIMESTAMP_FILE", clockFile.toString());
+            builder.environment().put("FAKETIME_NO_CACHE", "1");
+            builder.environment().put("FAKETIME_DONT_FAKE_MONOTONIC", "1");
+        }
+        process = builder
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
                 .start();

@@ -63,6 +63,54 @@ final class TestServices {
         return new HikariDataSource(config);
     }
 
+    /** A data source that opens a new connection on every call, as a plain driver data source does. */
+    static javax.sql.DataSource unpooled(String jdbcUrl) {
+        return new javax.sql.DataSource() {
+            @Override
+            public Connection getConnection() throws java.sql.SQLException {
+                return java.sql.DriverManager.getConnection(jdbcUrl);
+            }
+
+            @Override
+            public Connection getConnection(String user, String password) throws java.sql.SQLException {
+                return java.sql.DriverManager.getConnection(jdbcUrl, user, password);
+            }
+
+            @Override
+            public java.io.PrintWriter getLogWriter() {
+                return null;
+            }
+
+            @Override
+            public void setLogWriter(java.io.PrintWriter out) {
+            }
+
+            @Override
+            public void setLoginTimeout(int seconds) {
+            }
+
+            @Override
+            public int getLoginTimeout() {
+                return 0;
+            }
+
+            @Override
+            public java.util.logging.Logger getParentLogger() {
+                return java.util.logging.Logger.getGlobal();
+            }
+
+            @Override
+            public <T> T unwrap(Class<T> iface) throws java.sql.SQLException {
+                throw new java.sql.SQLException("not a wrapper");
+            }
+
+            @Override
+            public boolean isWrapperFor(Class<?> iface) {
+                return false;
+            }
+        };
+    }
+
     static void execute(javax.sql.DataSource dataSource, String sql) throws Exception {
         try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
             statement.execute(sql);

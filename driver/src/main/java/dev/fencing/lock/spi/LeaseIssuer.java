@@ -1,6 +1,10 @@
-package dev.fencing.lock;
+package dev.fencing.lock.spi;
 
+import dev.fencing.lock.Lease;
+import dev.fencing.lock.LockAcquisitionException;
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
@@ -12,23 +16,61 @@ import java.util.concurrent.TimeUnit;
  * waits between them that end early when the lock is released; starts each lease's renewals
  * when a watchdog is configured. Everything here is the same for every store.
  */
-final class LeaseIssuer implements AutoCloseable {
+final class LeaseIssuer implements LeaseEvents, AutoCloseable {
 
     private final LockStore store;
     private final ReleaseSignals signals;
-    private final Watchdog watchdog;
+    private final Renewals renewals;
     private final long pollNanos;
+    private final Duration operationTimeout;
+    /** The leases this process holds (not closed, not known lost), by owner: for {@link #lost}. */
+    private final Map<String, IssuedLease> live = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
     /**
-     * @param watchdog renews every lease it issues, or null for leases that simply expire
+     * @param renewals renews every lease issued, or null for leases that simply expire
      * @param pollInterval the longest wait between two attempts when no release is heard of
+     * @param operationTimeout the most one acquire attempt or release may take at the store
      */
-    LeaseIssuer(LockStore store, ReleaseSignals signals, Watchdog watchdog, Duration pollInterval) {
+    LeaseIssuer(LockStore store, Renewals renewals, Duration pollInterval, Duration operationTimeout) {
         this.store = store;
-        this.signals = signals;
-        this.watchdog = watchdog;
+        this.signals = new ReleaseSignals(store);
+        this.renewals = renewals;
         this.pollNanos = pollInterval.toNanos();
+        this.operationTimeout = operationTimeout;
+        store.start(this);
+    }
+
+    LockStore store() {
+        return store;
+    }
+
+    ReleaseSignals signals() {
+        return signals;
+    }
+
+    Duration operationTimeout() {
+        return operationTimeout;
+    }
+
+    @Override
+    public void released(String resource, long fence) {
+        signals.releasedAnywhere(resource, fence);
+    }
+
+    @Override
+    public void lost(String resource, String owner) {
+        IssuedLease lease = live.get(owner);
+        if (lease != null && lease.resource().equals(resource)) {
+            System.getLogger(LeaseIssuer.class.getName()).log(System.Logger.Level.WARNING,
+                    () -> lease + " is lost: " + store.address() + " reports its tenure over");
+            lease.lose();
+        }
+    }
+
+    /** A lease closed or lost: no longer one of this process's. */
+    void forget(IssuedLease lease) {
+        live.remove(lease.ownershipToken(), lease);
     }
 
     Optional<Lease> tryAcquire(String resource, Duration ttl) {
@@ -56,16 +98,16 @@ final class LeaseIssuer implements AutoCloseable {
         long subscriptionWait = Math.min(pollNanos, Math.max(0, deadline - System.nanoTime()));
         try (ReleaseSignals.Waiter waiter = signals.register(resource, subscriptionWait)) {
             while (true) {
-                long seen = waiter.generation();
                 outcome = attempt(resource, ttlMillis);
                 if (outcome.lease != null) {
+                    waiter.acquired();
                     return outcome.lease;
                 }
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     throw timedOut(resource, maxWait);
                 }
-                waiter.await(seen, Math.min(left, pause(outcome.holderTtlMillis)));
+                waiter.await(Math.min(left, pause(outcome.holderTtlMillis)));
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -83,9 +125,9 @@ final class LeaseIssuer implements AutoCloseable {
     private Outcome attempt(String resource, long ttlMillis) {
         String owner = UUID.randomUUID().toString();
         long sentAt = System.nanoTime();
-        LockStore.Attempt attempt;
+        Attempt attempt;
         try {
-            attempt = store.tryAcquire(resource, owner, ttlMillis);
+            attempt = store.tryAcquire(resource, owner, ttlMillis, operationTimeout);
         } catch (LockStoreException e) {
             throw new LockAcquisitionException(resource, LockAcquisitionException.Reason.STORE_FAILED,
                     "could not acquire lock '" + resource + "': " + e.getMessage(), e);
@@ -93,9 +135,11 @@ final class LeaseIssuer implements AutoCloseable {
         if (!attempt.isAcquired()) {
             return new Outcome(null, attempt.holderTtlMillis());
         }
-        IssuedLease lease = new IssuedLease(store, signals, resource, owner, attempt.fence(), ttlMillis, sentAt);
-        if (watchdog != null) {
-            lease.renewWith(watchdog.watch(lease));
+        Tenure tenure = new Tenure(resource, owner, attempt.fence(), ttlMillis, attempt.storeHandle());
+        IssuedLease lease = new IssuedLease(this, tenure, sentAt);
+        live.put(owner, lease);
+        if (renewals != null) {
+            renewals.watch(lease);
         }
         return new Outcome(lease, 0);
     }
@@ -112,6 +156,10 @@ final class LeaseIssuer implements AutoCloseable {
             return holderTtlNanos + TimeUnit.MILLISECONDS.toNanos(1) + random.nextLong(TimeUnit.MILLISECONDS.toNanos(5));
         }
         return pollNanos / 2 + random.nextLong(pollNanos / 2 + 1);
+    }
+
+    String address() {
+        return store.address();
     }
 
     private long checkArguments(String resource, Duration ttl) {
@@ -143,8 +191,8 @@ final class LeaseIssuer implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        if (watchdog != null) {
-            watchdog.close();
+        if (renewals != null) {
+            renewals.close();
         }
         store.close();
     }
