@@ -38,13 +38,14 @@ public class PaymentService {
             return Outcome.ALREADY_PAID;
         }
         gateway.charge(orderId, amount);
-        // Read, decide, write: safe only while the lock is really ours. The fence the driver adds
-        // to this UPDATE is what makes it safe when it is not.
-        jdbc.sql("UPDATE orders SET status = 'paid', paid_amount = :amount WHERE id = :id")
+        // The primer's statement. The driver adds the fence check to it; when it changes no row,
+        // the driver reads the order by its key: a newer fence there means this worker's lock
+        // has passed on (StaleFenceDataAccessException), anything else that the order was paid.
+        int changed = jdbc.sql("UPDATE orders SET status = 'paid', paid_amount = :amount WHERE id = :id AND status = 'pending'")
                 .param("amount", amount)
                 .param("id", orderId)
                 .update();
-        return Outcome.PAID;
+        return changed == 1 ? Outcome.PAID : Outcome.ALREADY_PAID;
     }
 
     /** Places a new order. Inserting into a fenced table needs a fence too: the order's lock. */
