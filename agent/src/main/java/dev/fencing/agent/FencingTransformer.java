@@ -41,14 +41,16 @@ final class FencingTransformer implements ClassFileTransformer {
     @Override
     public byte[] transform(Module module, ClassLoader loader, String className, Class<?> redefined,
                             ProtectionDomain domain, byte[] classfile) {
-        if (loader == null || className == null || ignored(className)) {
+        // the bootstrap loader's classes are candidates too: a driver on the boot class path (-Xbootclasspath/a)
+        // is woven like any other, its advice calls the bridge on that same loader
+        if (className == null || ignored(className)) {
             return null;
         }
         int flags = ClassFileFilter.scan(classfile);
-        if (redefined == null && (flags & ClassFileFilter.FENCED) != 0) {
+        if (loader != null && redefined == null && (flags & ClassFileFilter.FENCED) != 0) {
             tables.entityDefined(loader, className.replace('/', '.'));
         }
-        boolean candidate = (flags & (ClassFileFilter.CONNECT | ClassFileFilter.GET_CONNECTION)) != 0
+        boolean candidate = (flags & (ClassFileFilter.CONNECT | ClassFileFilter.GET_CONNECTION | ClassFileFilter.POOLED)) != 0
                 || namedTargets.contains(className);
         return candidate ? weaver.weave(loader, className, classfile) : null;
     }
@@ -72,10 +74,10 @@ final class FencingTransformer implements ClassFileTransformer {
         List<Class<?>> retransform = new ArrayList<>();
         for (Class<?> type : instrumentation.getAllLoadedClasses()) {
             ClassLoader loader = type.getClassLoader();
-            if (loader == null || type.isArray() || type.isPrimitive() || ignored(type.getName().replace('.', '/'))) {
+            if (type.isArray() || type.isPrimitive() || ignored(type.getName().replace('.', '/'))) {
                 continue;
             }
-            Class<?> fenced = fencedByLoader.computeIfAbsent(loader, FencingTransformer::fencedIn);
+            Class<?> fenced = loader == null ? Void.class : fencedByLoader.computeIfAbsent(loader, FencingTransformer::fencedIn);
             try {
                 if (fenced != Void.class && type.isAnnotationPresent(fenced.asSubclass(java.lang.annotation.Annotation.class))) {
                     tables.addEntity(type);
@@ -84,7 +86,8 @@ final class FencingTransformer implements ClassFileTransformer {
                 // annotations that cannot be read: not an entity in use
             }
             boolean source = !type.isInterface() && (java.sql.Driver.class.isAssignableFrom(type)
-                    || javax.sql.CommonDataSource.class.isAssignableFrom(type));
+                    || javax.sql.CommonDataSource.class.isAssignableFrom(type)
+                    || javax.sql.PooledConnection.class.isAssignableFrom(type));
             if ((source || namedTargets.contains(type.getName().replace('.', '/')))
                     && instrumentation.isModifiableClass(type)) {
                 retransform.add(type);

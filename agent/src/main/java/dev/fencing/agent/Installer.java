@@ -38,6 +38,9 @@ final class Installer {
             FencingTransformer.applyToLoaded(instrumentation, tables, namedTargets);
         }
 
+        if (attached) {
+            LOG.log(System.Logger.Level.WARNING, "fencing agent: " + AttachCommand.BEFORE_ATTACH);
+        }
         long millis = (System.nanoTime() - started) / 1_000_000;
         LOG.log(System.Logger.Level.INFO, () -> "fencing agent " + (attached ? "attached" : "started") + " in " + millis
                 + " ms; fenced tables: " + describe(tables) + "; connections to " + settings.urls());

@@ -23,6 +23,7 @@ import java.util.Set;
 import static net.bytebuddy.matcher.ElementMatchers.declaresMethod;
 import static net.bytebuddy.matcher.ElementMatchers.hasSuperType;
 import static net.bytebuddy.matcher.ElementMatchers.isAbstract;
+import static net.bytebuddy.matcher.ElementMatchers.isStatic;
 import static net.bytebuddy.matcher.ElementMatchers.named;
 import static net.bytebuddy.matcher.ElementMatchers.namedOneOf;
 import static net.bytebuddy.matcher.ElementMatchers.not;
@@ -58,11 +59,31 @@ final class Weaver {
      * each connection fenced once (a pool's proxy over a fenced connection is recognised through
      * {@code isWrapperFor}); only the fenced layer then sits under the pool's proxy.
      */
-    static final Map<String, String> POOL_INTERNALS = Map.of(
-            "com.zaxxer.hikari.pool.PoolBase", "newConnection",
-            "org.apache.commons.dbcp2.PoolableConnectionFactory", "makeObject",
-            "org.apache.tomcat.jdbc.pool.PooledConnection", "connect",
-            "io.agroal.pool.ConnectionFactory", "createConnection");
+    static final Map<String, Set<String>> POOL_INTERNALS = Map.of(
+            "com.zaxxer.hikari.pool.PoolBase", Set.of("newConnection"),
+            "org.apache.commons.dbcp2.PoolableConnectionFactory", Set.of("makeObject"),
+            "org.apache.tomcat.jdbc.pool.PooledConnection", Set.of("connect"),
+            "io.agroal.pool.ConnectionFactory", Set.of("createConnection"),
+            // MariaDB's own pool (MariaDbPoolDataSource, Pools.retrievePool): its appender thread opens
+            // connections with the static Driver.connect(Configuration), and it reaches the physical
+            // connection of its pooled ones with their covariant getConnection() (validation, close)
+            "org.mariadb.jdbc.pool.Pool", Set.of("addConnection", "getPoolConnection", "getIdleConnection",
+                    "removeIdleTimeoutConnection", "close", "closeAll", "testGetConnectionIdleThreadIds"));
+
+    /**
+     * The classes whose {@code PooledConnection.getConnection()} is woven (binary names): the
+     * {@code XAConnection} / {@code PooledConnection} a data source hands out is accepted only
+     * when its {@code getConnection()} is one of these, else the data source's call is refused.
+     */
+    static final Set<String> WOVEN_POOLED_CONNECTIONS = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /**
+     * Classes that hand out the connections of a {@code javax.sql.DataSource} subclass without
+     * being one themselves: Tomcat JDBC declares {@code getConnection()} (and
+     * {@code getPooledConnection()}) in {@code DataSourceProxy}, which its {@code DataSource}
+     * inherits. Woven as data sources.
+     */
+    static final Set<String> NAMED_DATA_SOURCES = Set.of("org.apache.tomcat.jdbc.pool.DataSourceProxy");
 
     static final String REDISSON_FENCED_LOCK = "org.redisson.RedissonFencedLock";
     static final String REDISSON_BASE_LOCK = "org.redisson.RedissonBaseLock";
@@ -76,9 +97,15 @@ final class Weaver {
      */
     private static final class Lazy {
         static final ElementMatcher.Junction<MethodDescription> CONNECT = named("connect")
-                .and(takesArguments(String.class, Properties.class)).and(not(isAbstract()));
+                .and(takesArguments(String.class, Properties.class)).and(not(isAbstract())).and(not(isStatic()));
         static final ElementMatcher.Junction<MethodDescription> GET_CONNECTION = named("getConnection")
-                .and(takesArguments(0).or(takesArguments(String.class, String.class))).and(not(isAbstract()));
+                .and(takesArguments(0).or(takesArguments(String.class, String.class))).and(not(isAbstract()))
+                .and(not(isStatic()));
+        static final ElementMatcher.Junction<MethodDescription> STATIC_CONNECT = named("connect").and(isStatic());
+        static final ElementMatcher.Junction<MethodDescription> POOLED_FACTORY =
+                namedOneOf("getXAConnection", "getPooledConnection")
+                        .and(takesArguments(0).or(takesArguments(String.class, String.class))).and(not(isAbstract()))
+                        .and(not(isStatic()));
         static final ElementMatcher.Junction<TypeDescription> CONNECTION = named("java.sql.Connection");
         static final ElementMatcher.Junction<TypeDescription> CONNECTION_SUBTYPE =
                 hasSuperType(named("java.sql.Connection")).and(not(CONNECTION));
@@ -92,6 +119,7 @@ final class Weaver {
     static Set<String> namedTargets() {
         List<String> names = new ArrayList<>();
         POOL_INTERNALS.keySet().forEach(name -> names.add(name.replace('.', '/')));
+        NAMED_DATA_SOURCES.forEach(name -> names.add(name.replace('.', '/')));
         names.add(REDISSON_FENCED_LOCK.replace('.', '/'));
         names.add(REDISSON_BASE_LOCK.replace('.', '/'));
         return Set.copyOf(names);
@@ -150,16 +178,37 @@ final class Weaver {
         if (declaresMethod(named("connect")).matches(type) && hasSuperType(named("java.sql.Driver")).matches(type)) {
             advice.add(Advice.to(Advices.DriverConnect.class).on(Lazy.CONNECT.and(returns(Lazy.CONNECTION))));
             advice.add(Advice.to(Advices.Covariant.class).on(Lazy.CONNECT.and(returns(Lazy.CONNECTION_SUBTYPE))));
+            // MariaDB's public static Driver.connect(Configuration): another way in to the same connections
+            advice.add(Advice.to(Advices.StaticConnect.class).on(Lazy.STATIC_CONNECT.and(returns(Lazy.CONNECTION))));
+            advice.add(Advice.to(Advices.StaticCovariant.class).on(Lazy.STATIC_CONNECT.and(returns(Lazy.CONNECTION_SUBTYPE))));
             advice.add(new BridgeAdvice());
-        } else if (declaresMethod(named("getConnection")).matches(type)
-                && hasSuperType(named("javax.sql.CommonDataSource")).matches(type)) {
-            advice.add(Advice.to(Advices.GetConnection.class).on(Lazy.GET_CONNECTION.and(returns(Lazy.CONNECTION))));
-            advice.add(Advice.to(Advices.Covariant.class).on(Lazy.GET_CONNECTION.and(returns(Lazy.CONNECTION_SUBTYPE))));
-            advice.add(new BridgeAdvice());
+        } else {
+            boolean dataSource = hasSuperType(named("javax.sql.CommonDataSource")).matches(type)
+                    || NAMED_DATA_SOURCES.contains(name);
+            // the logical connections of XAConnection / PooledConnection (MariaDB's, H2's, pgjdbc's)
+            boolean pooledConnection = hasSuperType(named("javax.sql.PooledConnection")).matches(type);
+            if ((dataSource || pooledConnection) && declaresMethod(Lazy.GET_CONNECTION).matches(type)) {
+                advice.add(Advice.to(Advices.GetConnection.class).on(Lazy.GET_CONNECTION.and(returns(Lazy.CONNECTION))));
+                advice.add(Advice.to(Advices.Covariant.class).on(Lazy.GET_CONNECTION.and(returns(Lazy.CONNECTION_SUBTYPE))));
+                advice.add(new BridgeAdvice());
+                if (pooledConnection) {
+                    WOVEN_POOLED_CONNECTIONS.add(name);
+                }
+            }
+            if (dataSource && declaresMethod(Lazy.POOLED_FACTORY).matches(type)) {
+                advice.add(Advice.to(Advices.PooledFactory.class).on(Lazy.POOLED_FACTORY));
+            }
         }
-        String poolMethod = POOL_INTERNALS.get(name);
-        if (poolMethod != null) {
-            advice.add(Advice.to(Advices.PoolInternal.class).on(named(poolMethod).and(not(isAbstract()))));
+        if (hasSuperType(named("javax.sql.ConnectionEventListener")).matches(type)) {
+            // a pool's listener on its pooled connections (MariaDB's Pool, c3p0, application servers) takes
+            // the physical connection back with getConnection() when the application closes its handle
+            advice.add(Advice.to(Advices.PoolInternal.class).on(namedOneOf("connectionClosed", "connectionErrorOccurred")
+                    .and(takesArguments(1)).and(not(isAbstract()))));
+        }
+        Set<String> poolMethods = POOL_INTERNALS.get(name);
+        if (poolMethods != null) {
+            advice.add(Advice.to(Advices.PoolInternal.class).on(namedOneOf(poolMethods.toArray(String[]::new))
+                    .and(not(isAbstract()))));
         }
         if (name.equals(REDISSON_FENCED_LOCK)) {
             advice.add(Advice.to(Advices.FencedLockToken.class).on(

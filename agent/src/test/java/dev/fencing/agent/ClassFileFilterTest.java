@@ -49,6 +49,8 @@ class ClassFileFilterTest {
         assertThat(ClassFileFilter.scan(classfile(Reconnect.class))).isZero(); // "reconnect" is not "connect"
         assertThat(ClassFileFilter.scan(classfile(String.class))).isZero();
         assertThat(ClassFileFilter.scan(classfile(org.h2.Driver.class)) & ClassFileFilter.CONNECT).isNotZero();
+        // pgjdbc's XA data source declares getXAConnection, not getConnection (its base class does)
+        assertThat(ClassFileFilter.scan(classfile(org.postgresql.xa.PGXADataSource.class))).isEqualTo(ClassFileFilter.POOLED);
     }
 
     @Test
@@ -65,7 +67,8 @@ class ClassFileFilterTest {
     @Test
     void whatCannotBeReadIsLookedAtFurther() {
         assertThat(ClassFileFilter.scan(new byte[] {(byte) 0xCA, (byte) 0xFE, (byte) 0xBA, (byte) 0xBE, 0, 0, 0, 61, 0, 3, 99}))
-                .isEqualTo(ClassFileFilter.CONNECT | ClassFileFilter.GET_CONNECTION | ClassFileFilter.FENCED);
+                .isEqualTo(ClassFileFilter.CONNECT | ClassFileFilter.GET_CONNECTION | ClassFileFilter.FENCED
+                        | ClassFileFilter.POOLED);
         assertThat(ClassFileFilter.scan(null)).isZero();
     }
 }
