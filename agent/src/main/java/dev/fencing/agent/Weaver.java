@@ -40,11 +40,19 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
  *   <li>{@code connect(String, Properties)} of a {@code java.sql.Driver} and
  *       {@code getConnection()} / {@code getConnection(String, String)} of a
  *       {@code javax.sql.CommonDataSource} (pgjdbc declares them in a base class that is not a
- *       {@code DataSource}): {@link Advices.DriverConnect} / {@link Advices.GetConnection} when
- *       declared to return {@code java.sql.Connection}, {@link Advices.Covariant} when declared
- *       to return a subtype, and {@link BridgeAdvice} for the bridge over such a method;</li>
- *   <li>the connection-making method of a known pool ({@link #POOL_INTERNALS}):
- *       {@link Advices.PoolInternal};</li>
+ *       {@code DataSource}; Tomcat JDBC in {@code DataSourceProxy}, named in
+ *       {@link #NAMED_DATA_SOURCES}) or of a {@code javax.sql.PooledConnection} (the logical
+ *       connection of an {@code XAConnection}): {@link Advices.DriverConnect} /
+ *       {@link Advices.GetConnection} when declared to return {@code java.sql.Connection},
+ *       {@link Advices.Covariant} when declared to return a subtype, and {@link BridgeAdvice} for
+ *       the bridge over such a method;</li>
+ *   <li>a driver's static {@code connect(..)} (MariaDB's {@code Driver.connect(Configuration)}):
+ *       {@link Advices.StaticConnect} / {@link Advices.StaticCovariant};</li>
+ *   <li>{@code getXAConnection} / {@code getPooledConnection} of a data source:
+ *       {@link Advices.PooledFactory} (the connection opened inside is the driver's own);</li>
+ *   <li>the connection-making methods of a known pool ({@link #POOL_INTERNALS}) and
+ *       {@code connectionClosed} / {@code connectionErrorOccurred} of every
+ *       {@code javax.sql.ConnectionEventListener}: {@link Advices.PoolInternal};</li>
  *   <li>Redisson's {@code RedissonFencedLock} token methods and {@code RedissonBaseLock} release
  *       methods, matched by name (no Redisson at compile time).</li>
  * </ul>

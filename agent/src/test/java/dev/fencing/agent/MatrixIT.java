@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -57,7 +58,26 @@ class MatrixIT {
     @ParameterizedTest(name = "{0}")
     @MethodSource("dev.fencing.agent.ChildJvm#javas")
     void aSliceOfTheMatrix(Path java, @TempDir Path dir) throws Exception {
-        run(java, dir, SLICE);
+        run(java, dir, SLICE, List.of(), Set.of());
+    }
+
+    /**
+     * URL filters decide alike for the URL a pool or data source was configured with and the one
+     * its driver reports: HikariCP with exactly the included URL, MariaDB's data source with the
+     * default port written out (MariaDB reports its URLs without it) are fenced; an exclude that
+     * starts with {@code *} leaves its connections alone, and so does an include that names no
+     * URL of H2's.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.fencing.agent.ChildJvm#javas")
+    void urlFiltersMatchTheConfiguredAndTheReportedUrlAlike(Path java, @TempDir Path dir) throws Exception {
+        String mariadbWithPort = Databases.MARIADB_URL.contains(":3306/") ? Databases.MARIADB_URL
+                : Databases.MARIADB_URL.replaceFirst("^(jdbc:mariadb://[^/:]+)/", "$1:3306/");
+        run(java, dir, List.of("hikari:pg", "datasource:mariadb", "excluded:pg", "excluded:mariadb", "drivermanager:h2",
+                        "pooled:mariadb"),
+                List.of("fencing.agent.include-urls=" + Postgres.URL + "," + mariadbWithPort + "*",
+                        "fencing.agent.exclude-urls=*fencing-excluded*"),
+                Set.of("excluded:pg", "excluded:mariadb", "drivermanager:h2"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -69,10 +89,11 @@ class MatrixIT {
             COMMON.forEach(source -> cases.add(source + ":" + database));
             ONLY.get(database).forEach(source -> cases.add(source + ":" + database));
         }
-        run(java, dir, cases);
+        run(java, dir, cases, List.of(), Set.of());
     }
 
-    private static void run(Path java, Path dir, List<String> cases) throws Exception {
+    private static void run(Path java, Path dir, List<String> cases, List<String> configLines, Set<String> unfenced)
+            throws Exception {
         try (Databases db = new Databases(dir)) {
             Map<String, Long> ids = new LinkedHashMap<>();
             List<String> arguments = new ArrayList<>();
@@ -83,7 +104,7 @@ class MatrixIT {
                 arguments.add(name + ":" + id);
             }
             Path config = Files.writeString(dir.resolve("fencing.properties"),
-                    "fencing.tables=" + db.table + "\n");
+                    "fencing.tables=" + db.table + "\n" + String.join("\n", configLines) + "\n");
             List<String> options = new ArrayList<>(List.of(db.properties()));
             options.add(ChildJvm.javaagent(config));
             String output;
@@ -98,7 +119,10 @@ class MatrixIT {
                 String database = name.split(":")[1];
                 String line = resultLine(output, name);
                 String row = db.row(database, entry.getValue());
-                if (REFUSED.containsKey(source)) {
+                if (unfenced.contains(name)) {
+                    assertThat(line).as(name).endsWith(" current=1 stale=1 none=1");
+                    assertThat(row).as(name).isEqualTo("none/7");
+                } else if (REFUSED.containsKey(source)) {
                     assertThat(line).as(name).isEqualTo(REFUSED.get(source));
                     assertThat(row).as(name).isEqualTo("seed/7");
                 } else if (source.equals("virtual") && line.equals("skipped")) {
