@@ -67,7 +67,8 @@ final class FencingTransformer implements ClassFileTransformer {
     /**
      * When attached to a running JVM: adds the tables of the {@code @Fenced} classes already
      * loaded, and retransforms the drivers, data sources, pools and locks already loaded, one
-     * class at a time (a class that cannot be retransformed is logged and the others still are).
+     * class at a time (a driver, data source or pool class that cannot be retransformed puts the
+     * agent in its failed state, {@link FencedTables#instrumentationFailed}; the others are still done).
      */
     static void applyToLoaded(Instrumentation instrumentation, FencedTables tables, Set<String> namedTargets) {
         Map<ClassLoader, Class<?>> fencedByLoader = new HashMap<>();
@@ -97,8 +98,12 @@ final class FencingTransformer implements ClassFileTransformer {
             try {
                 instrumentation.retransformClasses(type);
             } catch (Exception | LinkageError e) {
-                LOG.log(System.Logger.Level.ERROR, "fencing agent: could not instrument the loaded class "
-                        + type.getName() + "; its connections are NOT fenced", e);
+                if (Weaver.makesConnections(type.getName())) {
+                    tables.instrumentationFailed(type.getName(), e);
+                } else {
+                    LOG.log(System.Logger.Level.ERROR, "fencing agent: could not instrument the loaded class "
+                            + type.getName() + "; its tokens are not put in scope", e);
+                }
             }
         }
     }

@@ -33,7 +33,7 @@ final class Installer {
         Set<String> namedTargets = Weaver.namedTargets();
         // retransform-capable only when attached (classes loaded before must be redone): otherwise
         // the JVM would keep a copy of every class file it loads, for retransformations never asked for
-        instrumentation.addTransformer(new FencingTransformer(tables, new Weaver(), namedTargets), attached);
+        instrumentation.addTransformer(new FencingTransformer(tables, new Weaver(tables), namedTargets), attached);
         if (attached) {
             FencingTransformer.applyToLoaded(instrumentation, tables, namedTargets);
         }

@@ -97,6 +97,17 @@ final class Weaver {
     static final String REDISSON_BASE_LOCK = "org.redisson.RedissonBaseLock";
 
     private final ThreadLocal<Boolean> weaving = new ThreadLocal<>();
+    private final FencedTables failures;
+
+    /** @param failures told when a class whose connections must be fenced cannot be instrumented */
+    Weaver(FencedTables failures) {
+        this.failures = failures;
+    }
+
+    /** True for the classes whose failed instrumentation would let connections out unfenced (not Redisson's locks). */
+    static boolean makesConnections(String name) {
+        return !name.equals(REDISSON_FENCED_LOCK) && !name.equals(REDISSON_BASE_LOCK);
+    }
 
     /**
      * Byte Buddy and the matchers, made when the first class is woven rather than at start-up:
@@ -167,7 +178,19 @@ final class Weaver {
             for (AsmVisitorWrapper wrapper : advice) {
                 builder = builder.visit(wrapper);
             }
-            return builder.make(TypeResolutionStrategy.Disabled.INSTANCE, pool).getBytes();
+            try {
+                return builder.make(TypeResolutionStrategy.Disabled.INSTANCE, pool).getBytes();
+            } catch (RuntimeException | LinkageError e) {
+                // a driver, data source or pool class that stays as it is would hand out connections the
+                // agent never sees, and so can neither fence nor refuse: refuse every connection instead
+                if (makesConnections(name)) {
+                    failures.instrumentationFailed(name, e);
+                } else {
+                    LOG.log(System.Logger.Level.ERROR, "fencing agent: could not instrument " + name
+                            + "; its tokens are not put in scope", e);
+                }
+                return null;
+            }
         } catch (RuntimeException | LinkageError e) {
             LOG.log(System.Logger.Level.ERROR, "fencing agent: could not instrument " + name
                     + "; connections it makes are NOT fenced", e);
