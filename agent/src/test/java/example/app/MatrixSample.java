@@ -97,7 +97,8 @@ public final class MatrixSample {
             }
         };
         Object builder = ofVirtual.invoke(null);
-        Thread thread = (Thread) builder.getClass().getMethod("start", Runnable.class).invoke(builder, task);
+        Thread thread = (Thread) Class.forName("java.lang.Thread$Builder").getMethod("start", Runnable.class)
+                .invoke(builder, task);
         thread.join();
         if (result.get() instanceof Exception e) {
             throw e;

@@ -69,8 +69,10 @@ final class FencingTransformer implements ClassFileTransformer {
      * loaded, and retransforms the drivers, data sources, pools and locks already loaded, one
      * class at a time (a driver, data source or pool class that cannot be retransformed puts the
      * agent in its failed state, {@link FencedTables#instrumentationFailed}; the others are still done).
+     *
+     * @return the names of the classes retransformed
      */
-    static void applyToLoaded(Instrumentation instrumentation, FencedTables tables, Set<String> namedTargets) {
+    static List<String> applyToLoaded(Instrumentation instrumentation, FencedTables tables, Set<String> namedTargets) {
         Map<ClassLoader, Class<?>> fencedByLoader = new HashMap<>();
         List<Class<?>> retransform = new ArrayList<>();
         for (Class<?> type : instrumentation.getAllLoadedClasses()) {
@@ -94,9 +96,11 @@ final class FencingTransformer implements ClassFileTransformer {
                 retransform.add(type);
             }
         }
+        List<String> done = new ArrayList<>();
         for (Class<?> type : retransform) {
             try {
                 instrumentation.retransformClasses(type);
+                done.add(type.getName());
             } catch (Exception | LinkageError e) {
                 if (Weaver.makesConnections(type.getName())) {
                     tables.instrumentationFailed(type.getName(), e);
@@ -106,6 +110,7 @@ final class FencingTransformer implements ClassFileTransformer {
                 }
             }
         }
+        return done;
     }
 
     /** The {@code @Fenced} type that {@code loader} sees; {@code Void.class} when it sees none. */

@@ -133,6 +133,9 @@ class MatrixIT {
                     assertThat(line).as(name + "\n" + output).matches("connection=(dev\\.fencing\\.jdbc\\.FencedConnection"
                             + "|io\\.agroal\\.pool\\.wrapper\\.ConnectionWrapper) " + FENCED + ".*");
                     assertThat(row).as(name).isEqualTo("current/9");
+                    if (source.equals("virtual")) {
+                        assertThat(line).as(name).endsWith(" virtual=true");
+                    }
                 }
             }
         }
