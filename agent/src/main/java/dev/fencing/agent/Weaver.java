@@ -72,6 +72,9 @@ final class Weaver {
             "org.apache.commons.dbcp2.PoolableConnectionFactory", Set.of("makeObject"),
             "org.apache.tomcat.jdbc.pool.PooledConnection", Set.of("connect"),
             "io.agroal.pool.ConnectionFactory", Set.of("createConnection"),
+            // Agroal takes the connection of its XAConnection in ConnectionHandler's constructor, called here
+            "io.agroal.pool.ConnectionPool$CreateConnectionTask", Set.of("call"),
+            "io.agroal.pool.Poolless", Set.of("createConnection"),
             // MariaDB's own pool (MariaDbPoolDataSource, Pools.retrievePool): its appender thread opens
             // connections with the static Driver.connect(Configuration), and it reaches the physical
             // connection of its pooled ones with their covariant getConnection() (validation, close)
