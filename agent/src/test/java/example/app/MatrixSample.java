@@ -227,6 +227,12 @@ public final class MatrixSample {
                 pool.setMaximumPoolSize(2);
                 return closing(pool::getConnection, pool);
             }
+            case "builder": {
+                // JDBC 4.3's DataSource.createConnectionBuilder().build(), as a driver that offers it would:
+                // it constructs the connection itself, through no getConnection or connect
+                ConnectionBuilderSample builder = new ConnectionBuilderSample(url);
+                return () -> builder.user(null).build();
+            }
             case "liar": {
                 // a wrapper that claims to wrap everything (isWrapperFor answers true) but wraps a raw connection
                 LiarDataSource liar = new LiarDataSource(ownDataSource(database, url));
@@ -358,6 +364,40 @@ public final class MatrixSample {
         @Override
         public byte[] getBranchQualifier() {
             return new byte[] {1};
+        }
+    }
+
+    /** A JDBC 4.3 connection builder of H2 connections, which it constructs itself. */
+    public static final class ConnectionBuilderSample implements java.sql.ConnectionBuilder {
+        private final String url;
+
+        ConnectionBuilderSample(String url) {
+            this.url = url;
+        }
+
+        @Override
+        public java.sql.ConnectionBuilder user(String username) {
+            return this;
+        }
+
+        @Override
+        public java.sql.ConnectionBuilder password(String password) {
+            return this;
+        }
+
+        @Override
+        public java.sql.ConnectionBuilder shardingKey(java.sql.ShardingKey shardingKey) {
+            return this;
+        }
+
+        @Override
+        public java.sql.ConnectionBuilder superShardingKey(java.sql.ShardingKey superShardingKey) {
+            return this;
+        }
+
+        @Override
+        public Connection build() throws SQLException {
+            return new org.h2.jdbc.JdbcConnection(url, new java.util.Properties(), null, null, false);
         }
     }
 

@@ -18,7 +18,9 @@ final class ClassFileFilter {
     static final int FENCED = 4;
     /** Declares {@code getXAConnection}, {@code getPooledConnection}, {@code connectionClosed} or {@code connectionErrorOccurred}. */
     static final int POOLED = 8;
-    private static final int ALL = CONNECT | GET_CONNECTION | FENCED | POOLED;
+    /** Declares {@code build} and names a JDBC connection builder interface. */
+    static final int BUILDER = 16;
+    private static final int ALL = CONNECT | GET_CONNECTION | FENCED | POOLED | BUILDER;
 
     /**
      * The method names that make a class a candidate when it declares one, and the flag each
@@ -27,8 +29,14 @@ final class ClassFileFilter {
      * connections, which takes their connection back) count as {@link #POOLED}.
      */
     private static final byte[][] METHOD_NAMES = ascii("connect", "getConnection", "getXAConnection",
-            "getPooledConnection", "connectionClosed", "connectionErrorOccurred");
-    private static final int[] METHOD_FLAGS = {CONNECT, GET_CONNECTION, POOLED, POOLED, POOLED, POOLED};
+            "getPooledConnection", "connectionClosed", "connectionErrorOccurred", "build");
+    private static final int[] METHOD_FLAGS = {CONNECT, GET_CONNECTION, POOLED, POOLED, POOLED, POOLED, BUILDER};
+    /**
+     * {@code build} is a common name: it counts only in a class whose constant pool names one of
+     * JDBC 4.3's connection builder interfaces (as the classes implementing them do).
+     */
+    private static final byte[][] BUILDER_INTERFACES = ascii("java/sql/ConnectionBuilder",
+            "javax/sql/PooledConnectionBuilder", "javax/sql/XAConnectionBuilder");
     private static final byte[] FENCED_DESCRIPTOR = "Ldev/fencing/Fenced;".getBytes(StandardCharsets.US_ASCII);
 
     private ClassFileFilter() {
@@ -59,6 +67,7 @@ final class ClassFileFilter {
         int[] nameIndexes = new int[METHOD_NAMES.length];
         java.util.Arrays.fill(nameIndexes, -1);
         boolean anyName = false;
+        boolean builderInterface = false;
         int at = 10;
         for (int index = 1; index < count; index++) {
             int tag = classfile[at] & 0xFF;
@@ -68,6 +77,11 @@ final class ClassFileFilter {
                     if (length == FENCED_DESCRIPTOR.length && equal(classfile, at + 3, FENCED_DESCRIPTOR)) {
                         flags |= FENCED;
                     } else {
+                        for (byte[] builder : BUILDER_INTERFACES) {
+                            if (length == builder.length && equal(classfile, at + 3, builder)) {
+                                builderInterface = true;
+                            }
+                        }
                         for (int n = 0; n < METHOD_NAMES.length; n++) {
                             if (length == METHOD_NAMES[n].length && equal(classfile, at + 3, METHOD_NAMES[n])) {
                                 nameIndexes[n] = index;
@@ -103,7 +117,7 @@ final class ClassFileFilter {
             int name = u2(classfile, at + 2);
             for (int n = 0; n < nameIndexes.length; n++) {
                 if (name == nameIndexes[n]) {
-                    flags |= METHOD_FLAGS[n];
+                    flags |= METHOD_FLAGS[n] != BUILDER || builderInterface ? METHOD_FLAGS[n] : 0;
                 }
             }
             at = skipAttributes(classfile, at + 6);

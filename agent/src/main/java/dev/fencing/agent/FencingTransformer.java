@@ -50,7 +50,8 @@ final class FencingTransformer implements ClassFileTransformer {
         if (loader != null && redefined == null && (flags & ClassFileFilter.FENCED) != 0) {
             tables.entityDefined(loader, className.replace('/', '.'));
         }
-        boolean candidate = (flags & (ClassFileFilter.CONNECT | ClassFileFilter.GET_CONNECTION | ClassFileFilter.POOLED)) != 0
+        boolean candidate = (flags & (ClassFileFilter.CONNECT | ClassFileFilter.GET_CONNECTION | ClassFileFilter.POOLED
+                | ClassFileFilter.BUILDER)) != 0
                 || namedTargets.contains(className);
         return candidate ? weaver.weave(loader, className, classfile) : null;
     }
@@ -90,7 +91,11 @@ final class FencingTransformer implements ClassFileTransformer {
             }
             boolean source = !type.isInterface() && (java.sql.Driver.class.isAssignableFrom(type)
                     || javax.sql.CommonDataSource.class.isAssignableFrom(type)
-                    || javax.sql.PooledConnection.class.isAssignableFrom(type));
+                    || javax.sql.PooledConnection.class.isAssignableFrom(type)
+                    || java.sql.ConnectionBuilder.class.isAssignableFrom(type)
+                    || javax.sql.PooledConnectionBuilder.class.isAssignableFrom(type)
+                    || javax.sql.XAConnectionBuilder.class.isAssignableFrom(type)
+                    || javax.sql.ConnectionEventListener.class.isAssignableFrom(type));
             if ((source || namedTargets.contains(type.getName().replace('.', '/')))
                     && instrumentation.isModifiableClass(type)) {
                 retransform.add(type);

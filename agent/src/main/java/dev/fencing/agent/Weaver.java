@@ -123,6 +123,8 @@ final class Weaver {
         static final ElementMatcher.Junction<MethodDescription> GET_CONNECTION = named("getConnection")
                 .and(takesArguments(0).or(takesArguments(String.class, String.class))).and(not(isAbstract()))
                 .and(not(isStatic()));
+        static final ElementMatcher.Junction<MethodDescription> BUILD = named("build").and(takesArguments(0))
+                .and(not(isAbstract())).and(not(isStatic()));
         static final ElementMatcher.Junction<MethodDescription> STATIC_CONNECT = named("connect").and(isStatic());
         static final ElementMatcher.Junction<MethodDescription> POOLED_FACTORY =
                 namedOneOf("getXAConnection", "getPooledConnection")
@@ -209,13 +211,14 @@ final class Weaver {
             return advice;
         }
         String name = type.getName();
+        boolean bridges = false; // the bridge methods over covariant connection-returning methods, instrumented once
         if (declaresMethod(named("connect")).matches(type) && hasSuperType(named("java.sql.Driver")).matches(type)) {
             advice.add(Advice.to(Advices.DriverConnect.class).on(Lazy.CONNECT.and(returns(Lazy.CONNECTION))));
             advice.add(Advice.to(Advices.Covariant.class).on(Lazy.CONNECT.and(returns(Lazy.CONNECTION_SUBTYPE))));
             // MariaDB's public static Driver.connect(Configuration): another way in to the same connections
             advice.add(Advice.to(Advices.StaticConnect.class).on(Lazy.STATIC_CONNECT.and(returns(Lazy.CONNECTION))));
             advice.add(Advice.to(Advices.StaticCovariant.class).on(Lazy.STATIC_CONNECT.and(returns(Lazy.CONNECTION_SUBTYPE))));
-            advice.add(new BridgeAdvice());
+            bridges = true;
         } else {
             boolean dataSource = hasSuperType(named("javax.sql.CommonDataSource")).matches(type)
                     || NAMED_DATA_SOURCES.contains(name);
@@ -224,7 +227,7 @@ final class Weaver {
             if ((dataSource || pooledConnection) && declaresMethod(Lazy.GET_CONNECTION).matches(type)) {
                 advice.add(Advice.to(Advices.GetConnection.class).on(Lazy.GET_CONNECTION.and(returns(Lazy.CONNECTION))));
                 advice.add(Advice.to(Advices.Covariant.class).on(Lazy.GET_CONNECTION.and(returns(Lazy.CONNECTION_SUBTYPE))));
-                advice.add(new BridgeAdvice());
+                bridges = true;
                 if (pooledConnection) {
                     WOVEN_POOLED_CONNECTIONS.add(name);
                 }
@@ -232,6 +235,20 @@ final class Weaver {
             if (dataSource && declaresMethod(Lazy.POOLED_FACTORY).matches(type)) {
                 advice.add(Advice.to(Advices.PooledFactory.class).on(Lazy.POOLED_FACTORY));
             }
+        }
+        if (hasSuperType(named("java.sql.ConnectionBuilder")).matches(type)
+                && declaresMethod(Lazy.BUILD).matches(type)) {
+            // JDBC 4.3: dataSource.createConnectionBuilder().user(..).build()
+            advice.add(Advice.to(Advices.GetConnection.class).on(Lazy.BUILD.and(returns(Lazy.CONNECTION))));
+            advice.add(Advice.to(Advices.Covariant.class).on(Lazy.BUILD.and(returns(Lazy.CONNECTION_SUBTYPE))));
+            bridges = true;
+        }
+        if (hasSuperType(namedOneOf("javax.sql.PooledConnectionBuilder", "javax.sql.XAConnectionBuilder")).matches(type)
+                && declaresMethod(Lazy.BUILD).matches(type)) {
+            advice.add(Advice.to(Advices.PooledFactory.class).on(Lazy.BUILD));
+        }
+        if (bridges) {
+            advice.add(new BridgeAdvice());
         }
         if (hasSuperType(named("javax.sql.ConnectionEventListener")).matches(type)) {
             // a pool's listener on its pooled connections (MariaDB's Pool, c3p0, application servers) takes

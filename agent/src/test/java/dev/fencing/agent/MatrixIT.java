@@ -40,7 +40,7 @@ class MatrixIT {
     private static final Map<String, List<String>> ONLY = Map.of(
             "pg", List.of("liar", "virtual"),
             "mariadb", List.of("mariadb-pool", "mariadb-pools", "mariadb-static"),
-            "h2", List.of());
+            "h2", List.of("builder"));
 
     /** The default build's slice: each woven entry point at least once per database, each pool once. */
     private static final List<String> SLICE = List.of(
@@ -48,7 +48,7 @@ class MatrixIT {
             "tomcat-pooled:pg",
             "datasource:mariadb", "xa:mariadb", "pooled:mariadb", "mariadb-pool:mariadb", "mariadb-pools:mariadb",
             "mariadb-static:mariadb", "dbcp2:mariadb", "own-url:mariadb",
-            "xa:h2", "pooled:h2", "c3p0:h2", "agroal:h2", "drivermanager:h2");
+            "xa:h2", "pooled:h2", "c3p0:h2", "agroal:h2", "drivermanager:h2", "builder:h2");
 
     /** What each case must end in, when it is not fenced. */
     private static final Map<String, String> REFUSED = Map.of(
