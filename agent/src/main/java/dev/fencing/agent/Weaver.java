@@ -14,6 +14,7 @@ import net.bytebuddy.implementation.Implementation;
 import net.bytebuddy.matcher.ElementMatcher;
 import net.bytebuddy.pool.TypePool;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -170,10 +171,15 @@ final class Weaver {
                 type = pool.describe(name).resolve();
                 advice = adviceFor(type);
             } catch (RuntimeException | LinkageError e) {
-                // a super type whose class file cannot be read: the JVM cannot define the class either,
-                // unless its loader hides class files; say so, since a driver's connections would go unfenced
-                LOG.log(System.Logger.Level.WARNING, "fencing agent: cannot read the type hierarchy of " + name
-                        + "; if it is a JDBC driver or data source, its connections are NOT fenced: " + e);
+                // a super type whose class file cannot be read: the JVM cannot define the class either, unless
+                // its loader hides class files. A class that names a JDBC connection type in its constant pool
+                // may be a driver or data source whose connections would pass the agent: refuse them all
+                if (namesConnectionType(classfile)) {
+                    failures.instrumentationFailed(name, e);
+                } else {
+                    LOG.log(System.Logger.Level.WARNING, "fencing agent: cannot read the type hierarchy of " + name
+                            + " (it names no JDBC connection type, so it is taken for no driver or data source): " + e);
+                }
                 return null;
             }
             if (advice.isEmpty()) {
@@ -203,6 +209,27 @@ final class Weaver {
         } finally {
             weaving.remove();
         }
+    }
+
+    private static final byte[][] CONNECTION_TYPES = {
+            "Ljava/sql/Connection;".getBytes(StandardCharsets.US_ASCII),
+            "Ljavax/sql/PooledConnection;".getBytes(StandardCharsets.US_ASCII),
+            "Ljavax/sql/XAConnection;".getBytes(StandardCharsets.US_ASCII)};
+
+    /** Whether a descriptor in the class file names {@code java.sql.Connection} or a pooled / XA connection. */
+    static boolean namesConnectionType(byte[] classfile) {
+        for (byte[] type : CONNECTION_TYPES) {
+            outer:
+            for (int at = 0; at <= classfile.length - type.length; at++) {
+                for (int i = 0; i < type.length; i++) {
+                    if (classfile[at + i] != type[i]) {
+                        continue outer;
+                    }
+                }
+                return true;
+            }
+        }
+        return false;
     }
 
     private static List<AsmVisitorWrapper> adviceFor(TypeDescription type) {
