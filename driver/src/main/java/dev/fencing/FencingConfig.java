@@ -332,8 +332,12 @@ public final class FencingConfig {
             return this;
         }
 
+        /** The fence column, exactly as given (a properties file's value is trimmed before it gets here). */
         public Builder column(String column) {
-            this.column = ConfigKey.COLUMN.check(column);
+            if (column == null || !Identifiers.isPlain(column)) {
+                throw ConfigKey.COLUMN.invalid(column);
+            }
+            this.column = column;
             return this;
         }
 

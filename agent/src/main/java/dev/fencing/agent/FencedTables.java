@@ -98,6 +98,23 @@ final class FencedTables {
         }
     }
 
+    /**
+     * A class that makes or hands out connections (a driver, data source, pooled connection or
+     * pool) could not be instrumented: its connections would reach the application without the
+     * agent seeing them, so that it could neither fence nor refuse them. Every connection the
+     * agent sees from now on is refused, with the class named, rather than fence some while
+     * others go out unfenced.
+     */
+    synchronized void instrumentationFailed(String className, Throwable cause) {
+        String error = "could not instrument " + className + " (" + cause + "), whose connections could then be "
+                + "neither fenced nor refused; every connection is refused instead. Report this with the class's "
+                + "library and version";
+        LOG.log(System.Logger.Level.ERROR, "fencing agent: " + error, cause);
+        if (state.error == null) {
+            state = new State(null, error);
+        }
+    }
+
     /** The tables fenced now, for logging. */
     synchronized List<String> describe() {
         List<String> tables = new ArrayList<>();
