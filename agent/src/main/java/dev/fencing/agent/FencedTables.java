@@ -21,7 +21,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * with it (the driver keeps one analyzer per configuration), connections fenced earlier keep the
  * configuration they were fenced with.
  *
- * <p>Entity classes are reported while they are being defined (see {@link FencedEntityScanner}),
+ * <p>Entity classes are reported while they are being defined (see {@link FencingTransformer}),
  * before they can be used; they are resolved the next time a connection is fenced, by which
  * time they are defined. An entity whose table cannot be fenced (a bad name) puts the agent in
  * a failed state: every later connection is refused with the error, rather than handed out

@@ -24,7 +24,7 @@ import java.util.Calendar;
 import java.util.Map;
 
 /**
- * A callable statement, planned with {@code StatementAnalyzer.planCall} at prepare time. OUT
+ * A callable statement, planned at prepare time like any other text. OUT
  * parameters by index use the application's numbering, like IN parameters. Parameters by name
  * cannot be mapped around the fence slots, so on a fenced write they are refused; on other
  * statements they pass to the driver.

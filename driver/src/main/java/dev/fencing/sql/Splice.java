@@ -34,10 +34,6 @@ final class Splice {
         edits.add(new Edit(start, end, text, edits.size()));
     }
 
-    boolean isEmpty() {
-        return edits.isEmpty();
-    }
-
     /** The spliced statement. {@code parameterOffsets} are the offsets of the application's {@code ?}, in order. */
     Result apply(int[] parameterOffsets) {
         return apply(parameterOffsets, sql);

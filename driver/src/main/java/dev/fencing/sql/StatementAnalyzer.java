@@ -112,11 +112,6 @@ public final class StatementAnalyzer {
         return plan;
     }
 
-    /** {@link #planCall(String)} with the metadata rule of {@link #plan(String, Connection)}. */
-    public FencePlan planCall(String sql, Connection connection) throws SQLException {
-        return plan(sql, connection);
-    }
-
     private void learnSchemaIfChanged(String sql, Connection connection) throws SQLException {
         if (schemaKnown || sql == null || startsWithAny(sql, TRANSACTION_CONTROL)) {
             return;
@@ -164,14 +159,6 @@ public final class StatementAnalyzer {
     private boolean mentionsWatchedTable(String sql) {
         FencedNameFilter parents = cascadeParentFilter;
         return filter.mayNameFencedTable(sql) || (parents != null && parents.mayNameFencedTable(sql));
-    }
-
-    /**
-     * The plan of a text given to {@code Connection.prepareCall}. The same rules apply: a
-     * procedure call follows {@link FencingConfig#procedureCalls()}, a plain write is fenced.
-     */
-    public FencePlan planCall(String sql) {
-        return plan(sql);
     }
 
     /** How many analysed texts are cached now. */
