@@ -406,15 +406,7 @@ public final class StatementAnalyzer {
         }
 
         private boolean isDynamic(int head) {
-            if (tokens.kind(head) == SqlTokens.JDBC_ESCAPE_OPEN) {
-                return true;
-            }
-            for (String word : DYNAMIC_HEADS) {
-                if (tokens.isWord(head, word)) {
-                    return true;
-                }
-            }
-            return false;
+            return isDynamicHead(tokens, head);
         }
 
         /**
@@ -559,6 +551,19 @@ public final class StatementAnalyzer {
             }
             return all;
         }
+    }
+
+    /** True when token {@code head}, the first of a statement, makes it a procedure call or dynamic SQL. */
+    static boolean isDynamicHead(SqlTokens tokens, int head) {
+        if (tokens.kind(head) == SqlTokens.JDBC_ESCAPE_OPEN) {
+            return true;
+        }
+        for (String word : DYNAMIC_HEADS) {
+            if (tokens.isWord(head, word)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** True when a write keyword appears anywhere in the text (a parse failure hides where). */
