@@ -265,6 +265,13 @@ public final class StatementAnalyzer {
                 return null;
             }
             namesFencedTable = true;
+            if (dialect == Dialect.MARIADB && backslashStringIn(0, tokens.size())) {
+                // NO_BACKSLASH_ESCAPES and ANSI_QUOTES move where a string ends, and with it where
+                // every later statement of the text starts: a neighbour's string counts too
+                return "a string literal with a backslash in a text that writes or reads a fenced table: where it "
+                        + "ends, and so where the next statement starts, depends on the session's sql_mode "
+                        + "(NO_BACKSLASH_ESCAPES, ANSI_QUOTES); bind the value as a parameter instead";
+            }
             for (int i = from; i < to; i++) {
                 if (tokens.kind(i) == SqlTokens.JDBC_ESCAPE_OPEN) {
                     return "JDBC escape syntax ({fn ..}, {d ..}, {oj ..}) in a statement on a fenced table cannot be "
@@ -403,6 +410,15 @@ public final class StatementAnalyzer {
             }
             epochWrites++;
             return null;
+        }
+
+        private boolean backslashStringIn(int from, int to) {
+            for (int i = from; i < to; i++) {
+                if (tokens.kind(i) == SqlTokens.STRING && tokens.hasBackslash(i)) {
+                    return true;
+                }
+            }
+            return false;
         }
 
         private boolean isDynamic(int head) {
