@@ -86,7 +86,9 @@ final class Prediction {
         if (database == Database.POSTGRESQL) {
             if (isWord(tokens.get(i), "nextval") && tokens.get(i + 1).text().equals("(")
                     && tokens.get(i + 2).kind() == TokenKind.STRING && tokens.get(i + 3).text().equals(")")) {
-                return markerIn(tokens.get(i + 2).text(), "'o_m", "'");
+                // nextval's argument is read as a regclass: white space around the name is dropped
+                String literal = tokens.get(i + 2).text();
+                return literal.startsWith("'") ? markerIn("'" + trimPostgresSpace(literal.substring(1, literal.length() - 1)) + "'", "'o_m", "'") : -1;
             }
             return -1;
         }
@@ -95,6 +97,19 @@ final class Prediction {
             return markerIn(tokens.get(i + 3).text(), "o_m", "");
         }
         return -1;
+    }
+
+    /** PostgreSQL's scanner_isspace: space, tab, newline, carriage return, form feed. */
+    private static String trimPostgresSpace(String text) {
+        int from = 0;
+        int to = text.length();
+        while (from < to && " \t\n\r\f".indexOf(text.charAt(from)) >= 0) {
+            from++;
+        }
+        while (to > from && " \t\n\r\f".indexOf(text.charAt(to - 1)) >= 0) {
+            to--;
+        }
+        return text.substring(from, to);
     }
 
     private static int markerIn(String text, String prefix, String suffix) {
