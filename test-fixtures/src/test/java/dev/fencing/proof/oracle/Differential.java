@@ -146,7 +146,7 @@ final class Differential {
                     return new Disagreement(setting, text, Category.CODE_MARKER_DID_NOT_RUN, "o_m" + m + " did not run; " + context);
                 }
             }
-            if (countsResults() && raw.results() != prediction.statements) {
+            if (countsResults() && raw.results() != prediction.results) {
                 return new Disagreement(setting, text, Category.RESULT_COUNT, context);
             }
         }

@@ -32,17 +32,17 @@ class OracleTest {
 
     @Test
     void postgresqlReadsTextsAsTheLexerPredicts() throws Exception {
-        run(Database.POSTGRESQL, postgres, texts(3000));
+        run(Database.POSTGRESQL, postgres, texts(1200));
     }
 
     @Test
     void mariaDbReadsTextsAsTheLexerPredicts() throws Exception {
-        run(Database.MARIADB, mariaDb, texts(1500));
+        run(Database.MARIADB, mariaDb, texts(800));
     }
 
     @Test
     void h2ReadsTextsAsTheLexerPredicts() throws Exception {
-        run(Database.H2, null, texts(2000));
+        run(Database.H2, null, texts(600));
     }
 
     static int texts(int byDefault) {

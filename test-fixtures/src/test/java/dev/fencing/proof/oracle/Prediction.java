@@ -14,8 +14,8 @@ import java.util.regex.Pattern;
 /**
  * What the analyzer's lexer predicts a text does: which marker calls it reads as code (they must
  * run when the text runs without error), which markers it sees inside an executable comment or
- * inside the strings of a statement it treats as dynamic SQL (they may run), and how many
- * statements it splits the text into.
+ * inside the strings of a statement it treats as dynamic SQL (they may run), how many
+ * statements it splits the text into, and how many results the driver reports for them.
  */
 final class Prediction {
 
@@ -25,10 +25,15 @@ final class Prediction {
     final BitSet code = new BitSet();
     final BitSet mayRun = new BitSet();
     final int statements;
+    /** The number of results the driver should report when the text runs without an error. */
+    final int results;
 
     private Prediction(SqlReading reading, Database database) {
         this.reading = reading;
-        this.statements = reading.statements().size() + (database == Database.MARIADB && endsWithCommentStatement(reading) ? 1 : 0);
+        this.statements = reading.statements().size();
+        // A text with no statement at all still returns one empty result (pgjdbc and MariaDB both)
+        this.results = statements == 0 ? 1
+                : statements + (database == Database.MARIADB && endsWithCommentStatement(reading) ? 1 : 0);
         for (SqlReading.Statement statement : reading.statements()) {
             List<Token> tokens = statement.tokens();
             for (int i = 0; i < tokens.size(); i++) {
@@ -137,7 +142,7 @@ final class Prediction {
         if (!readable()) {
             return "unreadable (" + reading.unreadable() + ")";
         }
-        return "code " + names(code) + ", may run " + names(mayRun) + ", " + statements + " statement(s)";
+        return "code " + names(code) + ", may run " + names(mayRun) + ", " + statements + " statement(s), " + results + " result(s)";
     }
 
     static String names(BitSet markers) {

@@ -126,6 +126,9 @@ final class Server implements AutoCloseable {
             }
         } catch (SQLException e) {
             error = (e.getSQLState() == null ? "" : "[" + e.getSQLState() + "] ") + firstLine(e.getMessage());
+        } catch (RuntimeException e) {
+            // a driver that cannot even send a text has run none of it; the evidence below says so
+            error = "driver: " + e;
         }
         long[] after;
         try {

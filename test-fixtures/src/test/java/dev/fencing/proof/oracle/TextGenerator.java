@@ -101,9 +101,12 @@ final class TextGenerator {
                     case 1 -> "DO " + dollarTag() + "BEGIN " + write + "; END" + lastTag;
                     default -> "DO 'BEGIN " + write.replace("'", "''") + "; END'";
                 };
-                case MARIADB -> switch (random.nextInt(3)) {
+                case MARIADB -> switch (random.nextInt(6)) {
                     case 0 -> "EXECUTE IMMEDIATE '" + write + "'";
                     case 1 -> "BEGIN NOT ATOMIC " + write + "; END";
+                    case 2 -> "IF 1 THEN " + write + "; END IF";
+                    case 3 -> "WHILE 0 DO " + write + "; END WHILE; BEGIN NOT ATOMIC SELECT " + next + "; END";
+                    case 4 -> "CASE WHEN 1 THEN " + write + "; END CASE";
                     default -> "PREPARE o_p FROM \"" + write + "\"; EXECUTE o_p";
                 };
                 case H2 -> "EXECUTE IMMEDIATE '" + write + "'";
