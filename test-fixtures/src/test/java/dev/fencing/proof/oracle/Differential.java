@@ -8,6 +8,7 @@ import dev.fencing.sql.StatementAnalyzer;
 
 import java.sql.SQLException;
 import java.util.BitSet;
+import java.util.function.Supplier;
 
 /**
  * Runs a text on the server and compares what happened with what the analyzer predicted.
@@ -60,13 +61,16 @@ final class Differential {
         long failed;
         long markersRan;
         long fencedRuns;
+        /** Texts the lexer read differently from the server, which the analyzer refused (so never sent). */
+        long misreadButRefused;
         long analyzerNanos;
         long serverNanos;
 
         @Override
         public String toString() {
             return texts + " texts (refused by the analyzer " + refused + ", unreadable to the lexer " + unreadable
-                    + ", failed on the server " + failed + ", fenced and sent again " + fencedRuns + "), markers run "
+                    + ", failed on the server " + failed + ", fenced and sent again " + fencedRuns
+                    + ", misread by the lexer but refused " + misreadButRefused + "), markers run "
                     + markersRan + String.format("; analyzer %.2f ms/text, server %.2f ms/text", analyzerNanos / 1e6 / texts,
                     serverNanos / 1e6 / texts);
         }
@@ -115,39 +119,48 @@ final class Differential {
             System.out.println("oracle trace " + setting + ": " + OracleCorpus.escape(text) + "\n  " + raw + "\n  lexer: " + prediction
                     + "\n  analyzer: " + plan.kind() + (plan.refusalReason() == null ? "" : " " + plan.refusalReason()));
         }
+        Supplier<String> context = () -> "server: " + raw + "\n  lexer: " + prediction + "\n  analyzer: " + plan.kind();
         if (plan.kind() == FencePlan.Kind.REFUSED) {
             tally.refused++;
+            if (prediction.readable() && lexerDisagreement(text, prediction, raw, context) != null) {
+                tally.misreadButRefused++;
+            }
             return null;
         }
-        String context = "server: " + raw + "\n  lexer: " + prediction + "\n  analyzer: " + plan.kind();
         Observation sent = raw;
+        String rendered = text;
         if (plan.kind() == FencePlan.Kind.FENCED) {
             tally.fencedRuns++;
-            String rendered = plan.renderWithFence(Server.FENCE);
+            rendered = plan.renderWithFence(Server.FENCE);
             sent = server.run(rendered);
-            context += "\n  sent: " + OracleCorpus.escape(rendered) + "\n  server on sent text: " + sent;
         }
         if (sent.unfencedSinkRows() > 0) {
-            return new Disagreement(setting, text, Category.UNFENCED_WRITE, context);
+            return new Disagreement(setting, text, Category.UNFENCED_WRITE, context.get() + "\n  sent: "
+                    + OracleCorpus.escape(rendered) + "\n  server on sent text: " + sent);
         }
         if (!prediction.readable()) {
             return null;
         }
+        return lexerDisagreement(text, prediction, raw, context);
+    }
+
+    /** The first way the server's run contradicts the lexer's reading, or null. */
+    private Disagreement lexerDisagreement(String text, Prediction prediction, Observation raw, Supplier<String> context) {
         BitSet expected = (BitSet) prediction.code.clone();
         expected.or(prediction.mayRun);
         for (int m = 0; m < Server.MARKERS; m++) {
             if (raw.ran(m) && !expected.get(m)) {
-                return new Disagreement(setting, text, Category.HIDDEN_MARKER_RAN, "o_m" + m + " ran; " + context);
+                return new Disagreement(setting, text, Category.HIDDEN_MARKER_RAN, "o_m" + m + " ran; " + context.get());
             }
         }
         if (raw.error() == null) {
             for (int m = prediction.code.nextSetBit(0); m >= 0; m = prediction.code.nextSetBit(m + 1)) {
                 if (!raw.ran(m)) {
-                    return new Disagreement(setting, text, Category.CODE_MARKER_DID_NOT_RUN, "o_m" + m + " did not run; " + context);
+                    return new Disagreement(setting, text, Category.CODE_MARKER_DID_NOT_RUN, "o_m" + m + " did not run; " + context.get());
                 }
             }
             if (countsResults() && raw.results() != prediction.results) {
-                return new Disagreement(setting, text, Category.RESULT_COUNT, context);
+                return new Disagreement(setting, text, Category.RESULT_COUNT, context.get());
             }
         }
         return null;
