@@ -84,6 +84,8 @@ final class Differential {
     private boolean shrinking;
     /** How many more texts to print with what each side read ({@code -Dfencing.oracle.trace=N}). */
     private int trace = Integer.getInteger("fencing.oracle.trace", 0);
+    /** Prints every text the lexer misread but the analyzer refused ({@code -Dfencing.oracle.trace.refused=true}). */
+    private static final boolean TRACE_REFUSED_MISREADS = Boolean.getBoolean("fencing.oracle.trace.refused");
 
     Differential(Server server) {
         this.server = server;
@@ -122,8 +124,12 @@ final class Differential {
         Supplier<String> context = () -> "server: " + raw + "\n  lexer: " + prediction + "\n  analyzer: " + plan.kind();
         if (plan.kind() == FencePlan.Kind.REFUSED) {
             tally.refused++;
-            if (prediction.readable() && lexerDisagreement(text, prediction, raw, context) != null) {
+            Disagreement covered = prediction.readable() ? lexerDisagreement(text, prediction, raw, context) : null;
+            if (covered != null) {
                 tally.misreadButRefused++;
+                if (TRACE_REFUSED_MISREADS) {
+                    System.out.println("oracle misread, refused (" + plan.refusalReason() + "): " + covered);
+                }
             }
             return null;
         }
