@@ -89,7 +89,7 @@ final class TextGenerator {
         return markerStatement(kind, m);
     }
 
-    String markerStatement(MarkerKind kind, int m) {
+    private String markerStatement(MarkerKind kind, int m) {
         String next = nextValue(database, m);
         String write = "INSERT INTO " + Server.SINK + " (v) VALUES (" + next + ")";
         return switch (kind) {
