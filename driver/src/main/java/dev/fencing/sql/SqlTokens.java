@@ -213,12 +213,21 @@ final class SqlTokens {
                 }
             } else if (c == '(' || c == '[') {
                 add(OPEN, i, i + 1, depth);
+                if (dialect == Dialect.H2) {
+                    bracketEnds = pushBracketEnd(bracketEnds, depth, c == '[' ? squareBracketNameEnd(i) : -1);
+                }
                 depth++;
                 i++;
             } else if (c == ')' || c == ']') {
                 depth--;
                 if (depth < 0) {
                     throw new UnreadableSqlException("unbalanced ')' at offset " + i);
+                }
+                if (dialect == Dialect.H2 && bracketEnds[depth] >= 0 && bracketEnds[depth] != i + 1
+                        && mayHide(tokenStartOfOpen(depth), Math.max(i + 1, bracketEnds[depth]))) {
+                    throw new UnreadableSqlException("the '[' at offset " + tokenStartOfOpen(depth) + " ends at offset "
+                            + i + " here, but H2 in MODE=MSSQLServer reads [..] as a quoted name that ends at offset "
+                            + (bracketEnds[depth] - 1) + "; write the array or name without quotes or comments inside");
                 }
                 add(CLOSE, i, i + 1, depth);
                 i++;
@@ -242,6 +251,57 @@ final class SqlTokens {
         if (depth != 0) {
             throw new UnreadableSqlException("unbalanced '(': " + depth + " left open");
         }
+    }
+
+    /**
+     * H2: for each open parenthesis or bracket (by depth), where H2's MSSQLServer mode ends the
+     * {@code [..]} quoted name that starts there, or -1 (a parenthesis, or no closing bracket).
+     */
+    private int[] bracketEnds = new int[8];
+
+    private static int[] pushBracketEnd(int[] ends, int depth, int end) {
+        int[] grown = depth < ends.length ? ends : Arrays.copyOf(ends, Math.max(depth + 1, ends.length * 2));
+        grown[depth] = end;
+        return grown;
+    }
+
+    /** The offset after the {@code ]} that ends a {@code [name]} starting at {@code i} ({@code ]]} escapes one), or -1. */
+    private int squareBracketNameEnd(int i) {
+        for (int j = i + 1; j < sql.length(); j++) {
+            if (sql.charAt(j) == ']') {
+                if (j + 1 < sql.length() && sql.charAt(j + 1) == ']') {
+                    j++;
+                } else {
+                    return j + 1;
+                }
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * True when {@code [from, to)} holds what can start a string, quoted name, comment or new
+     * statement: only then can two readings that end a bracket at different places disagree about
+     * what runs (otherwise one reading merely takes some code for a name).
+     */
+    private boolean mayHide(int from, int to) {
+        for (int j = from; j < to; j++) {
+            char c = sql.charAt(j);
+            if (c == '\'' || c == '"' || c == '`' || c == '$' || c == ';'
+                    || ((c == '-' || c == '/') && j + 1 < to && (sql.charAt(j + 1) == c || sql.charAt(j + 1) == '*'))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private int tokenStartOfOpen(int depth) {
+        for (int t = size - 1; t >= 0; t--) {
+            if (kinds[t] == OPEN && depths[t] == depth) {
+                return starts[t];
+            }
+        }
+        return -1;
     }
 
     private int word(int i, int depth) {
