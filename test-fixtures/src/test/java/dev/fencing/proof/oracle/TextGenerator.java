@@ -169,9 +169,10 @@ final class TextGenerator {
     }
 
     private String alias() {
-        return switch (random.nextInt(3)) {
+        return switch (random.nextInt(4)) {
             case 0 -> "\"" + body('"') + "\"";
             case 1 -> "`" + body('`') + "`";
+            case 2 -> "[" + body(']') + "]";
             default -> "U&\"" + body('"') + "\"";
         };
     }
@@ -254,7 +255,7 @@ final class TextGenerator {
     /** {@code text} made safe inside a run that ends with {@code closer}, by the standard rules. */
     private static String quoteFor(String text, char closer) {
         return switch (closer) {
-            case '\'', '"', '`' -> text.replace(String.valueOf(closer), String.valueOf(closer) + closer);
+            case '\'', '"', '`', ']' -> text.replace(String.valueOf(closer), String.valueOf(closer) + closer);
             case '*' -> text.replace("*/", "* /").replace("/*", "/ *");
             case '\n' -> text.replace("\n", " ").replace("\r", " ");
             case '$' -> text.replace("$", "");
