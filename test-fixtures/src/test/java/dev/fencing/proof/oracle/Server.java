@@ -108,6 +108,14 @@ final class Server implements AutoCloseable {
         return state;
     }
 
+    /**
+     * Reads the counters again: needed when another {@code Server} on the same schema (another
+     * setting of the same database) ran texts since this one last looked.
+     */
+    void resync() throws SQLException {
+        counts = state();
+    }
+
     /** Runs {@code text} as one multi-statement execution and reports what it did. */
     Observation run(String text) throws SQLException {
         int results = 0;
