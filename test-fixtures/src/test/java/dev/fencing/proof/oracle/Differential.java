@@ -191,8 +191,8 @@ final class Differential {
     }
 
     private Disagreement shrinkCounted(Disagreement found, int budget) throws SQLException {
-        Disagreement best = found;
-        String text = found.text();
+        Disagreement best = cutAtSemicolons(found);
+        String text = best.text();
         int chunk = Math.max(1, text.length() / 2);
         while (budget > 0) {
             boolean progress = false;
@@ -218,6 +218,30 @@ final class Differential {
                     break;
                 }
                 chunk = Math.max(1, chunk / 2);
+            }
+        }
+        return best;
+    }
+
+    /**
+     * Drops whole trailing and leading pieces at semicolons first: the halving below removes
+     * pieces at aligned offsets and often cannot cut exactly one statement.
+     */
+    private Disagreement cutAtSemicolons(Disagreement found) throws SQLException {
+        Disagreement best = found;
+        for (int at = best.text().lastIndexOf(';'); at > 0; at = best.text().lastIndexOf(';', at - 1)) {
+            String candidate = best.text().substring(0, at);
+            Disagreement again = candidate.isBlank() ? null : check(candidate);
+            if (again != null && again.category() == found.category()) {
+                best = again;
+            }
+        }
+        for (int at = best.text().indexOf(';'); at >= 0 && at + 1 < best.text().length(); at = best.text().indexOf(';', at + 1)) {
+            String candidate = best.text().substring(at + 1);
+            Disagreement again = candidate.isBlank() ? null : check(candidate);
+            if (again != null && again.category() == found.category()) {
+                best = again;
+                at = -1;
             }
         }
         return best;
