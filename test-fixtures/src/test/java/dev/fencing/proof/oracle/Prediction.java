@@ -57,8 +57,8 @@ final class Prediction {
 
     /**
      * MariaDB runs a comment after the last semicolon as an empty statement that returns one
-     * result (and refuses an empty statement anywhere else); it runs nothing, so the analyzer need
-     * not count it, but the oracle counts results.
+     * result (more semicolons and white space alone return none; an empty statement elsewhere is
+     * an error); it runs nothing, so the analyzer need not count it, but the oracle counts results.
      */
     private static boolean endsWithCommentStatement(SqlReading reading) {
         List<SqlReading.Statement> statements = reading.statements();
@@ -72,7 +72,7 @@ final class Prediction {
         }
         for (int i = end + 1; i < sql.length(); i++) {
             char c = sql.charAt(i);
-            if (!(c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == 0x0B)) {
+            if (!(c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == 0x0B || c == ';')) {
                 return true;
             }
         }
