@@ -257,10 +257,11 @@ final class SqlTokens {
      * H2: for each open parenthesis or bracket (by depth), where H2's MSSQLServer mode ends the
      * {@code [..]} quoted name that starts there, or -1 (a parenthesis, or no closing bracket).
      */
-    private int[] bracketEnds = new int[8];
+    private int[] bracketEnds;
 
     private static int[] pushBracketEnd(int[] ends, int depth, int end) {
-        int[] grown = depth < ends.length ? ends : Arrays.copyOf(ends, Math.max(depth + 1, ends.length * 2));
+        int[] grown = ends == null ? new int[Math.max(8, depth + 1)]
+                : depth < ends.length ? ends : Arrays.copyOf(ends, Math.max(depth + 1, ends.length * 2));
         grown[depth] = end;
         return grown;
     }
