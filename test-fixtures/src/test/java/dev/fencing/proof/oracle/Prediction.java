@@ -41,6 +41,10 @@ final class Prediction {
                 if (marker >= 0) {
                     code.set(marker);
                 }
+                int escaped = escapedMarkerCallAt(tokens, i, database);
+                if (escaped >= 0) {
+                    mayRun.set(escaped);
+                }
                 if (tokens.get(i).kind() == TokenKind.EXECUTABLE_COMMENT) {
                     mentioned(tokens.get(i).text(), mayRun);
                 }
@@ -102,6 +106,23 @@ final class Prediction {
             return markerIn(tokens.get(i + 3).text(), "o_m", "");
         }
         return -1;
+    }
+
+    /**
+     * PostgreSQL with standard_conforming_strings=off reads {@code 'o_m\9'} as {@code o_m9}: the
+     * call is code either way, only the sequence it names depends on the setting.
+     */
+    private static int escapedMarkerCallAt(List<Token> tokens, int i, Database database) {
+        if (database != Database.POSTGRESQL || i + 3 >= tokens.size() || !isWord(tokens.get(i), "nextval")
+                || tokens.get(i + 2).kind() != TokenKind.STRING || tokens.get(i + 2).text().indexOf('\\') < 0) {
+            return -1;
+        }
+        String literal = tokens.get(i + 2).text();
+        if (!literal.startsWith("'")) {
+            return -1;
+        }
+        String inside = literal.substring(1, literal.length() - 1).replaceAll("\\\\(.)", "$1");
+        return markerIn("'" + trimPostgresSpace(inside) + "'", "'o_m", "'");
     }
 
     /** PostgreSQL's scanner_isspace: space, tab, newline, carriage return, form feed. */
