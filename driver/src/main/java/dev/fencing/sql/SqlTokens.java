@@ -223,11 +223,8 @@ final class SqlTokens {
                 if (depth < 0) {
                     throw new UnreadableSqlException("unbalanced ')' at offset " + i);
                 }
-                if (dialect == Dialect.H2 && bracketEnds[depth] >= 0 && bracketEnds[depth] != i + 1
-                        && mayHide(tokenStartOfOpen(depth), Math.max(i + 1, bracketEnds[depth]))) {
-                    throw new UnreadableSqlException("the '[' at offset " + tokenStartOfOpen(depth) + " ends at offset "
-                            + i + " here, but H2 in MODE=MSSQLServer reads [..] as a quoted name that ends at offset "
-                            + (bracketEnds[depth] - 1) + "; write the array or name without quotes or comments inside");
+                if (dialect == Dialect.H2 && bracketEnds[depth] >= 0) {
+                    checkSquareBracket(depth, i);
                 }
                 add(CLOSE, i, i + 1, depth);
                 i++;
@@ -281,6 +278,32 @@ final class SqlTokens {
     }
 
     /**
+     * H2 in MODE=MSSQLServer reads {@code [..]} as a quoted name, the other modes as an array or
+     * subscript, and the lexer cannot know the mode. The two readings are allowed to differ only
+     * where nothing can hide: when the bracket that closes at {@code close} ends elsewhere as a
+     * name, or holds names or words next to quotes or comments (code that would be a name),
+     * the text is unreadable. Arrays of literals ({@code ARRAY['a', 'b']}) and subscripts stay
+     * readable.
+     */
+    private void checkSquareBracket(int depth, int close) throws UnreadableSqlException {
+        int open = tokenOfOpen(depth);
+        int nameEnd = bracketEnds[depth];
+        if (!mayHide(starts[open], Math.max(close + 1, nameEnd))) {
+            return;
+        }
+        boolean endsAlike = nameEnd == close + 1;
+        boolean holdsWords = false;
+        for (int t = open + 1; t < size; t++) {
+            holdsWords |= kinds[t] == WORD || kinds[t] == QUOTED_IDENTIFIER;
+        }
+        if (!endsAlike || holdsWords) {
+            throw new UnreadableSqlException("the '[' at offset " + starts[open] + " closes at offset " + close
+                    + ", but H2 in MODE=MSSQLServer reads [..] as a quoted name" + (endsAlike ? "" : " that ends at offset "
+                    + (nameEnd - 1)) + "; write the array or name without quotes or comments inside");
+        }
+    }
+
+    /**
      * True when {@code [from, to)} holds what can start a string, quoted name, comment or new
      * statement: only then can two readings that end a bracket at different places disagree about
      * what runs (otherwise one reading merely takes some code for a name).
@@ -296,13 +319,13 @@ final class SqlTokens {
         return false;
     }
 
-    private int tokenStartOfOpen(int depth) {
+    private int tokenOfOpen(int depth) {
         for (int t = size - 1; t >= 0; t--) {
             if (kinds[t] == OPEN && depths[t] == depth) {
-                return starts[t];
+                return t;
             }
         }
-        return -1;
+        throw new IllegalStateException("no open bracket at depth " + depth);
     }
 
     private int word(int i, int depth) {

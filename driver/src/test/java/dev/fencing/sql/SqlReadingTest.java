@@ -42,6 +42,15 @@ class SqlReadingTest {
         assertThat(reading.unreadable()).contains("MSSQLServer");
     }
 
+    /** Found by the oracle: the same bracket ends alike, but MSSQLServer mode makes the code inside a name. */
+    @Test
+    void anH2BracketHoldingCodeNextToQuotesIsUnreadable() {
+        SqlReading reading = SqlReading.of("SELECT '' AS ``, '' [\"\"NEXT VALUE FOR s]", Dialect.H2);
+
+        assertThat(reading.readable()).as("%s", reading.statements()).isFalse();
+        assertThat(reading.unreadable()).contains("MSSQLServer");
+    }
+
     @Test
     void h2ArraysAndNamesThatEndAtTheSameBracketUnderBothReadingsStayReadable() {
         assertThat(SqlReading.of("SELECT ARRAY['a', 'b'], ARRAY[1, 2][1], [x] FROM t", Dialect.H2).readable()).isTrue();
