@@ -12,7 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The bounded, seeded oracle run of every build: a fixed number of generated texts per database
- * and setting (about a minute per database on a loaded two-core machine), the same texts every
+ * and setting (about two minutes for all three on a loaded two-core machine), the same texts every
  * time unless {@code -Dfencing.oracle.seed} says otherwise. A disagreement is shrunk, written to
  * the corpus and fails the test (unless issue 13 is still fixing its class; see
  * {@link FrontdoorClasses}). The long run is {@link OracleLongTest}.
@@ -32,7 +32,7 @@ class OracleTest {
 
     @Test
     void postgresqlReadsTextsAsTheLexerPredicts() throws Exception {
-        run(Database.POSTGRESQL, postgres, texts(1200));
+        run(Database.POSTGRESQL, postgres, texts(800));
     }
 
     @Test
@@ -42,7 +42,7 @@ class OracleTest {
 
     @Test
     void h2ReadsTextsAsTheLexerPredicts() throws Exception {
-        run(Database.H2, null, texts(600));
+        run(Database.H2, null, texts(400));
     }
 
     static int texts(int byDefault) {
