@@ -104,7 +104,7 @@ final class Differential {
         tally.texts++;
         long started = System.nanoTime();
         FencePlan plan = analyzer.plan(text);
-        Prediction prediction = Prediction.of(text, setting.database());
+        Prediction prediction = Prediction.of(text, setting);
         long analysed = System.nanoTime();
         Observation raw = server.run(text);
         tally.analyzerNanos += analysed - started;

@@ -28,7 +28,12 @@ final class Prediction {
     /** The number of results the driver should report when the text runs without an error. */
     final int results;
 
-    private Prediction(SqlReading reading, Database database) {
+    private Prediction(SqlReading reading, Setting setting) {
+        Database database = setting.database();
+        // H2 in MSSQLServer mode reads [..] as a quoted name: code the lexer sees inside brackets
+        // is a name there. The lexer reading more code than the server can only over-fence (and
+        // brackets where quotes or comments could hide code are refused), so such markers may run.
+        boolean bracketsAreNames = database == Database.H2 && setting.name().equals("MODE=MSSQLServer");
         this.reading = reading;
         this.statements = reading.statements().size();
         // A text with no statement at all still returns one empty result (pgjdbc and MariaDB both)
@@ -36,10 +41,12 @@ final class Prediction {
                 : statements + (database == Database.MARIADB && endsWithCommentStatement(reading) ? 1 : 0);
         for (SqlReading.Statement statement : reading.statements()) {
             List<Token> tokens = statement.tokens();
+            int brackets = 0;
             for (int i = 0; i < tokens.size(); i++) {
+                brackets += tokens.get(i).text().equals("[") ? 1 : tokens.get(i).text().equals("]") ? -1 : 0;
                 int marker = markerCallAt(tokens, i, database);
                 if (marker >= 0) {
-                    code.set(marker);
+                    (bracketsAreNames && brackets > 0 ? mayRun : code).set(marker);
                 }
                 int escaped = escapedMarkerCallAt(tokens, i, database);
                 if (escaped >= 0) {
@@ -55,8 +62,8 @@ final class Prediction {
         }
     }
 
-    static Prediction of(String text, Database database) {
-        return new Prediction(SqlReading.of(text, database.dialect), database);
+    static Prediction of(String text, Setting setting) {
+        return new Prediction(SqlReading.of(text, setting.database().dialect), setting);
     }
 
     /**
