@@ -547,6 +547,13 @@ public final class StatementAnalyzer {
                 return null;
             }
             namesFencedTable = true;
+            if (dialect == Dialect.MARIADB && backslashStringIn(0, tokens.size())) {
+                // NO_BACKSLASH_ESCAPES and ANSI_QUOTES move where a string ends, and with it where
+                // every later statement of the text starts: a neighbour's string counts too
+                return "a string literal with a backslash in a text that writes or reads a fenced table: where it "
+                        + "ends, and so where the next statement starts, depends on the session's sql_mode "
+                        + "(NO_BACKSLASH_ESCAPES, ANSI_QUOTES); bind the value as a parameter instead";
+            }
             for (int i = from; i < to; i++) {
                 if (tokens.kind(i) == SqlTokens.JDBC_ESCAPE_OPEN) {
                     return "JDBC escape syntax ({fn ..}, {d ..}, {oj ..}) in a statement on a fenced table cannot be "
@@ -928,16 +935,17 @@ public final class StatementAnalyzer {
             return null;
         }
 
-        private boolean isDynamic(int head) {
-            if (tokens.kind(head) == SqlTokens.JDBC_ESCAPE_OPEN) {
-                return true;
-            }
-            for (String word : DYNAMIC_HEADS) {
-                if (tokens.isWord(head, word)) {
+        private boolean backslashStringIn(int from, int to) {
+            for (int i = from; i < to; i++) {
+                if (tokens.kind(i) == SqlTokens.STRING && tokens.hasBackslash(i)) {
                     return true;
                 }
             }
             return false;
+        }
+
+        private boolean isDynamic(int head) {
+            return isDynamicHead(tokens, head);
         }
 
         /**
@@ -1187,6 +1195,19 @@ public final class StatementAnalyzer {
             }
             return all;
         }
+    }
+
+    /** True when token {@code head}, the first of a statement, makes it a procedure call or dynamic SQL. */
+    static boolean isDynamicHead(SqlTokens tokens, int head) {
+        if (tokens.kind(head) == SqlTokens.JDBC_ESCAPE_OPEN) {
+            return true;
+        }
+        for (String word : DYNAMIC_HEADS) {
+            if (tokens.isWord(head, word)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** True when a write keyword appears anywhere in the text (a parse failure hides where). */
