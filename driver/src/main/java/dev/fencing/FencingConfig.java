@@ -38,6 +38,7 @@ public final class FencingConfig {
     public static final String PLAN_CACHE_SIZE = "fencing.plan-cache-size";
     public static final String PARSE_TIMEOUT_MILLIS = "fencing.parse-timeout-millis";
     public static final String EPOCH_TABLE = "fencing.epoch-table";
+    public static final String DATABASE_GUARD = "fencing.database-guard";
     public static final String CONFIG = "fencing.config";
     /** The prefix of the javaagent's own keys, which this class accepts and leaves to the agent. */
     public static final String AGENT_PREFIX = "fencing.agent.";
@@ -135,6 +136,28 @@ public final class FencingConfig {
         }
     }
 
+    /** Whether the database guard (triggers on every fenced table) must be installed and fed the session's fence. */
+    public enum Guard {
+        /** No session fence is kept; the front door (the analyzer's rewrite) alone enforces. */
+        OFF("off"),
+        /**
+         * Every fenced table must carry the current guard at the first connection, else every fenced
+         * write fails closed; the database session always holds the fence in scope.
+         */
+        REQUIRED("required");
+
+        private final String key;
+
+        Guard(String key) {
+            this.key = key;
+        }
+
+        @Override
+        public String toString() {
+            return key;
+        }
+    }
+
     private final Set<TableName> tables;
     private final String column;
     private final Comparison comparison;
@@ -145,6 +168,7 @@ public final class FencingConfig {
     private final int planCacheSize;
     private final long parseTimeoutMillis;
     private final String epochTable;
+    private final Guard databaseGuard;
 
     private FencingConfig(Builder builder) {
         this.tables = Collections.unmodifiableSet(new LinkedHashSet<>(builder.tables));
@@ -157,6 +181,7 @@ public final class FencingConfig {
         this.planCacheSize = builder.planCacheSize;
         this.parseTimeoutMillis = builder.parseTimeoutMillis;
         this.epochTable = builder.epochTable;
+        this.databaseGuard = builder.databaseGuard;
     }
 
     /** Reads a properties file (ISO-8859-1 escapes are not needed: it is read as UTF-8). */
@@ -245,6 +270,16 @@ public final class FencingConfig {
         return epochTable;
     }
 
+    /** Whether the database guard is required ({@code fencing.database-guard}). */
+    public Guard databaseGuard() {
+        return databaseGuard;
+    }
+
+    /** True when {@code fencing.database-guard=required}. */
+    public boolean guardRequired() {
+        return databaseGuard == Guard.REQUIRED;
+    }
+
     /** How many analysed statements are kept, per data source. */
     public int planCacheSize() {
         return planCacheSize;
@@ -270,6 +305,7 @@ public final class FencingConfig {
         properties.setProperty(PLAN_CACHE_SIZE, Integer.toString(planCacheSize));
         properties.setProperty(PARSE_TIMEOUT_MILLIS, Long.toString(parseTimeoutMillis));
         properties.setProperty(EPOCH_TABLE, epochTable);
+        properties.setProperty(DATABASE_GUARD, databaseGuard.toString());
         return properties;
     }
 
@@ -280,13 +316,14 @@ public final class FencingConfig {
                 && comparison == that.comparison && onZeroRows == that.onZeroRows
                 && mode == that.mode && tableModes.equals(that.tableModes)
                 && procedureCalls == that.procedureCalls && planCacheSize == that.planCacheSize
-                && parseTimeoutMillis == that.parseTimeoutMillis && epochTable.equals(that.epochTable);
+                && parseTimeoutMillis == that.parseTimeoutMillis && epochTable.equals(that.epochTable)
+                && databaseGuard == that.databaseGuard;
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(tables, column, comparison, onZeroRows, mode, tableModes, procedureCalls,
-                planCacheSize, parseTimeoutMillis, epochTable);
+                planCacheSize, parseTimeoutMillis, epochTable, databaseGuard);
     }
 
     @Override
@@ -306,6 +343,7 @@ public final class FencingConfig {
         private int planCacheSize = 2048;
         private long parseTimeoutMillis = 2000;
         private String epochTable = "fencing_epochs";
+        private Guard databaseGuard = Guard.OFF;
 
         private Builder() {
         }
@@ -393,6 +431,12 @@ public final class FencingConfig {
             return this;
         }
 
+        /** {@code fencing.database-guard}: {@link Guard#REQUIRED} to demand the triggers and keep the session fence. */
+        public Builder databaseGuard(Guard databaseGuard) {
+            this.databaseGuard = Objects.requireNonNull(databaseGuard, DATABASE_GUARD);
+            return this;
+        }
+
         /** Sets one {@code fencing.*} key from its text form, as a properties file would. */
         public Builder set(String key, String value) {
             Objects.requireNonNull(key, "key");
@@ -413,6 +457,7 @@ public final class FencingConfig {
                 case PLAN_CACHE_SIZE -> planCacheSize((int) number(key, text, "a whole number from 16 to 1000000"));
                 case PARSE_TIMEOUT_MILLIS -> parseTimeoutMillis(number(key, text, "a whole number of milliseconds from 1 to 60000"));
                 case EPOCH_TABLE -> epochTable(text);
+                case DATABASE_GUARD -> databaseGuard(choice(key, text, Guard.values()));
                 case CONFIG -> { /* resolved by whoever reads configuration sources */ }
                 default -> {
                     if (key.startsWith(AGENT_PREFIX)) {
@@ -428,7 +473,7 @@ public final class FencingConfig {
                         throw new IllegalArgumentException("unknown fencing configuration key '" + key
                                 + "'; known keys: " + String.join(", ", TABLES, COLUMN, COMPARISON, ON_ZERO_ROWS,
                                 MODE, TABLE_PREFIX + "<table>" + TABLE_MODE_SUFFIX, PROCEDURE_CALLS,
-                                PLAN_CACHE_SIZE, PARSE_TIMEOUT_MILLIS, EPOCH_TABLE, CONFIG));
+                                PLAN_CACHE_SIZE, PARSE_TIMEOUT_MILLIS, EPOCH_TABLE, DATABASE_GUARD, CONFIG));
                     }
                 }
             }
