@@ -1,6 +1,9 @@
 package dev.fencing.jdbc;
 
 import dev.fencing.FencingConfig;
+import dev.fencing.FencingException;
+import dev.fencing.guard.GuardErrors;
+import dev.fencing.guard.SessionFence;
 import dev.fencing.sql.Dialect;
 import dev.fencing.sql.FencePlan;
 import dev.fencing.sql.StatementAnalyzer;
@@ -39,6 +42,10 @@ final class FencedConnection implements Connection {
     private final FencingConfig config;
     /** The epoch guard; null when no fenced table is in epoch mode (then nothing of it costs anything). */
     private final EpochGuard epoch;
+    /** The database guard's check of this database; null when {@code fencing.database-guard=off}. */
+    private final GuardStates.State guard;
+    /** The session's fence for the guard's triggers; null when the guard is off or cannot run here. */
+    private final SessionFence sessionFence;
     private volatile boolean closed;
 
     FencedConnection(Connection delegate, StatementAnalyzer analyzer) {
@@ -57,6 +64,60 @@ final class FencedConnection implements Connection {
                 ? new EpochGuard(delegate, analyzer.dialect(), config.epochTable(),
                         claims == null ? new EpochClaims() : claims)
                 : null;
+        if (config.guardRequired()) {
+            SessionFence session = null;
+            GuardStates.State state;
+            try {
+                session = SessionFence.of(delegate, analyzer.dialect());
+                state = GuardStates.of(delegate, analyzer.dialect(), config);
+            } catch (FencingException unsupported) {
+                state = new GuardStates.State(unsupported.getMessage());
+            }
+            this.guard = state;
+            this.sessionFence = session;
+        } else {
+            this.guard = null;
+            this.sessionFence = null;
+        }
+    }
+
+    /**
+     * The database guard's step before anything is sent (with {@code fencing.database-guard=required};
+     * a no-op otherwise): refuses a fenced write when the guard is missing, and makes the session
+     * hold the thread's fence, for reads too, because the analysis may have misread a write.
+     *
+     * @param fencedTable        the fenced table the statement writes, or null
+     * @param transactionControl true when the statement only begins, ends or rolls back a transaction
+     */
+    void beforeSend(String fencedTable, boolean transactionControl) throws SQLException {
+        if (guard == null) {
+            return;
+        }
+        if (guard.refusal() != null && fencedTable != null) {
+            throw guard.refuse(fencedTable);
+        }
+        if (sessionFence != null) {
+            sessionFence.sync(transactionControl);
+        }
+    }
+
+    /** True when the database guard is required and verified here: the database checks every write itself. */
+    boolean guardHolds() {
+        return guard != null && guard.refusal() == null && sessionFence != null;
+    }
+
+    /** {@code failure} as the driver's exception when the database guard raised it; the session's fence is re-set next time. */
+    SQLException guardTranslated(SQLException failure) {
+        sessionUnsure();
+        SQLException mapped = GuardErrors.translate(failure);
+        return mapped == null ? failure : mapped;
+    }
+
+    /** After a failure or a rollback: the session's fence may have been undone; set it again before the next statement. */
+    void sessionUnsure() {
+        if (sessionFence != null) {
+            sessionFence.unsure();
+        }
     }
 
     /** Where a connection gets its analyzer: the data source's or the driver's. */
@@ -307,6 +368,7 @@ final class FencedConnection implements Connection {
         try {
             open().setAutoCommit(autoCommit);
         } finally {
+            sessionUnsure();
             if (epoch != null) {
                 // switching on commits; either way what was checked no longer holds
                 epoch.transactionEnded(false);
@@ -342,6 +404,7 @@ final class FencedConnection implements Connection {
         try {
             open().rollback();
         } finally {
+            sessionUnsure();
             if (epoch != null) {
                 epoch.transactionEnded(false);
             }
@@ -438,6 +501,7 @@ final class FencedConnection implements Connection {
         try {
             open().rollback(savepoint);
         } finally {
+            sessionUnsure();
             if (epoch != null) {
                 // the check (and a claim) may have come after the savepoint: do them again
                 epoch.transactionEnded(false);

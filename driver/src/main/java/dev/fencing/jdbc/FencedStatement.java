@@ -1,8 +1,10 @@
 package dev.fencing.jdbc;
 
 import dev.fencing.Fence;
+import dev.fencing.FencingException;
 import dev.fencing.MissingFenceException;
 import dev.fencing.UnfenceableStatementException;
+import dev.fencing.guard.GuardErrors;
 import dev.fencing.sql.FencePlan;
 
 import java.sql.Connection;
@@ -101,6 +103,8 @@ class FencedStatement implements Statement {
      * ends). A no-op without epoch tables.
      */
     final void guard(FencePlan plan) throws SQLException {
+        sessionFence(plan.kind() == FencePlan.Kind.FENCED ? plan.fencedTable() : null,
+                plan.controlsTransaction() && plan.kind() != FencePlan.Kind.FENCED);
         EpochGuard epoch = connection.epoch();
         if (epoch != null) {
             epoch.beforeSend(plan);
@@ -130,11 +134,32 @@ class FencedStatement implements Statement {
         }
     }
 
-    /** After the execution failed: rolls the epoch guard's short transaction back; rethrow {@code failure}. */
-    final void failed(Throwable failure) {
+    /**
+     * The database guard's step before a statement or batch is sent: the one place the session's
+     * fence is synchronised (see {@link FencedConnection#beforeSend}).
+     */
+    private void sessionFence(String fencedTable, boolean transactionControl) throws SQLException {
+        connection.beforeSend(fencedTable, transactionControl);
+    }
+
+    /**
+     * After the execution failed: rolls the epoch guard's short transaction back, and throws the
+     * driver's exception for a refusal of the database guard; else the caller rethrows {@code failure}.
+     */
+    final void failed(Throwable failure) throws SQLException {
         EpochGuard epoch = connection.epoch();
         if (epoch != null) {
             epoch.afterFailure(executionPlan != null && executionPlan.controlsTransaction(), failure);
+        }
+        guardFailure(failure);
+    }
+
+    /** A failure the database guard raised (ZF001/ZF002) becomes the driver's exception; the session's fence is re-set next time. */
+    final void guardFailure(Throwable failure) throws SQLException {
+        connection.sessionUnsure();
+        FencingException mapped = GuardErrors.translate(failure);
+        if (mapped != null) {
+            throw mapped;
         }
     }
 
@@ -350,6 +375,16 @@ class FencedStatement implements Statement {
      */
     private void guardBatch(BatchLog log) throws SQLException {
         String fencedTable = log == null ? null : log.firstFencedTable();
+        try {
+            sessionFence(fencedTable, false);
+        } catch (SQLException | RuntimeException | Error e) {
+            try {
+                delegate.clearBatch();
+            } catch (SQLException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
         if (fencedTable != null && Fence.current().isEmpty()) {
             // each entry carries the fence it was added under, but the scope that issued it is over
             MissingFenceException missing = new MissingFenceException(fencedTable, "no fence in scope when the batch"
@@ -385,11 +420,12 @@ class FencedStatement implements Statement {
         return counts;
     }
 
-    private void failedBatch(Throwable failure, BatchLog log) {
+    private void failedBatch(Throwable failure, BatchLog log) throws SQLException {
         EpochGuard epoch = connection.epoch();
         if (epoch != null) {
             epoch.afterFailure(log != null && log.controlsTransaction(), failure);
         }
+        guardFailure(failure);
     }
 
     // ---- back-references and results: always wrappers --------------------------------------

@@ -1,0 +1,50 @@
+package dev.fencing.jdbc;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+
+/**
+ * The database guard on an H2 in-memory database of its own; the trigger is
+ * {@link dev.fencing.guard.H2GuardTrigger}. {@code pay} is a Java function of this class, run by
+ * H2 in the caller's session, as a stored function would be.
+ */
+public class H2DatabaseGuardTest extends DatabaseGuardContract {
+
+    private static final DataSource DATABASE = H2.database();
+
+    @Override
+    DataSource raw() {
+        return DATABASE;
+    }
+
+    @Override
+    String schema() {
+        return "PUBLIC";
+    }
+
+    @Override
+    List<String> payFunction() {
+        return List.of("CREATE ALIAS IF NOT EXISTS pay FOR '" + H2DatabaseGuardTest.class.getName() + ".pay'");
+    }
+
+    /** H2's function {@code pay(id)}: updates the order in the calling session. */
+    public static int pay(Connection session, long orderId) throws SQLException {
+        try (Statement statement = session.createStatement()) {
+            return statement.executeUpdate("UPDATE orders SET status = 'paid' WHERE id = " + orderId) > 0 ? 1 : 0;
+        }
+    }
+
+    @Override
+    String setSessionFence(long fence) {
+        return "SET @FENCING_FENCE = " + fence;
+    }
+
+    /** H2 writes through a view only with an INSTEAD OF trigger of its own. */
+    @Override
+    boolean updatableViews() {
+        return false;
+    }
+}
