@@ -10,6 +10,7 @@ import java.sql.SQLException;
 import java.sql.Types;
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.function.LongSupplier;
 
 /**
  * Keeps one database session's fence in step with the calling thread's {@link Fence#current()}
@@ -21,28 +22,35 @@ import java.util.OptionalLong;
  *
  * <p>The cache must never claim a value the session does not hold. PostgreSQL undoes a
  * {@code set_config} made in a transaction that rolls back (to a savepoint too), and the server
- * can end a transaction by itself (an error, a deadlock, a timeout): after a rollback, a failed
- * statement, or a text that begins or ends a transaction, the value counts as unknown and is set
- * again before the next statement. Not thread-safe: one per connection, used as the connection is.
+ * can end a transaction by itself (a deadlock, a timeout): the value is kept with the connection's
+ * transaction state's undo generation, which changes at every end that may have undone something
+ * (JDBC rollbacks, rollback texts, server-ended transactions), and is set again when it changed.
+ * After a failure the guard raised, it is set again too. Not thread-safe: one per connection, used as the connection is.
  */
 public final class SessionFence {
 
     private final Connection database;
     private final Dialect dialect;
     private PreparedStatement setter;
+    private final LongSupplier undoGeneration;
     private boolean known;
+    /** The transaction state's undo generation when the value was set: it changes when a set may have been undone. */
+    private long setInGeneration;
     private long fence;
     private String lock;
 
-    private SessionFence(Connection database, Dialect dialect) {
+    private SessionFence(Connection database, Dialect dialect, LongSupplier undoGeneration) {
         this.database = database;
         this.dialect = dialect;
+        this.undoGeneration = undoGeneration;
     }
 
     /** The session fence of {@code database} (the driver's connection); nothing is sent until the first {@link #sync}. */
-    public static SessionFence of(Connection database, Dialect dialect) throws FencingException {
+    public static SessionFence of(Connection database, Dialect dialect, LongSupplier undoGeneration)
+            throws FencingException {
         Guards.of(dialect);
-        return new SessionFence(Objects.requireNonNull(database, "database"), dialect);
+        return new SessionFence(Objects.requireNonNull(database, "database"), dialect,
+                Objects.requireNonNull(undoGeneration, "undoGeneration"));
     }
 
     /**
@@ -57,10 +65,8 @@ public final class SessionFence {
         OptionalLong current = Fence.current();
         long wanted = current.isPresent() ? current.getAsLong() : 0;
         String wantedLock = wanted == 0 ? null : Fence.currentLock().orElse(null);
-        if (known && wanted == fence && Objects.equals(wantedLock, lock)) {
-            if (transactionControl) {
-                known = false;
-            }
+        long generation = undoGeneration.getAsLong();
+        if (known && generation == setInGeneration && wanted == fence && Objects.equals(wantedLock, lock)) {
             return;
         }
         known = false;
@@ -74,11 +80,11 @@ public final class SessionFence {
         }
         fence = wanted;
         lock = wantedLock;
-        // a text that begins or ends a transaction may undo (PostgreSQL) what was just set
-        known = !transactionControl;
+        setInGeneration = generation;
+        known = true;
     }
 
-    /** After a rollback, a failure, or anything else that may have undone the last set: set again next time. */
+    /** After anything the transaction state does not report that may have undone the last set: set again next time. */
     public void unsure() {
         known = false;
     }

@@ -1,6 +1,5 @@
 package dev.fencing.jdbc;
 
-import dev.fencing.Fence;
 import dev.fencing.FencingException;
 import dev.fencing.StaleFenceException;
 import dev.fencing.sql.Dialect;
@@ -12,7 +11,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -32,9 +30,12 @@ import java.util.OptionalLong;
  * short transaction with its check: auto-commit off, check, write, commit (rollback on any
  * failure), auto-commit back on.
  *
- * <p>What this connection checked is forgotten when the transaction ends: {@code commit},
- * {@code rollback}, {@code rollback(Savepoint)}, {@code setAutoCommit}, and after any text that
- * controls the transaction itself ({@code BEGIN}, {@code COMMIT}, {@code SAVEPOINT}, ..).
+ * <p>What this connection checked is forgotten at every end of the transaction that
+ * {@link TransactionState} reports (JDBC calls, transaction control sent as text, errors with which
+ * the server ends it, implicit commits); claims made in it are remembered as durable only when it
+ * reports {@link TransactionState.End#COMMITTED}. Whether a write runs in the application's
+ * transaction or needs a short one of its own is {@link TransactionState#inTransaction()}'s answer,
+ * so a transaction opened by {@code BEGIN} text under auto-commit is the one checked.
  *
  * <p>Its statements run on the driver's own connection (no analysis) and are prepared once per
  * connection. Used by one thread at a time, like the connection.
@@ -48,6 +49,7 @@ final class EpochGuard {
     private final Dialect dialect;
     private final String guardTable;
     private final EpochClaims claims;
+    private final TransactionState transaction;
 
     private EpochSql sql;
     private PreparedStatement raise;
@@ -61,30 +63,32 @@ final class EpochGuard {
     /** True while the short transaction of an auto-commit write is open. */
     private boolean shortTransaction;
 
-    EpochGuard(Connection database, Dialect dialect, String guardTable, EpochClaims claims) {
+    EpochGuard(Connection database, Dialect dialect, String guardTable, EpochClaims claims,
+               TransactionState transaction) {
         this.database = database;
         this.dialect = dialect;
         this.guardTable = guardTable;
         this.claims = claims;
+        this.transaction = transaction;
+        transaction.addListener(end -> transactionEnded(end == TransactionState.End.COMMITTED));
     }
 
     // ---- before and after a statement is sent ----------------------------------------------
 
     /**
-     * Before {@code plan} is sent: checks the guard when it writes an epoch-mode table (opening the
-     * short transaction in auto-commit), else claims the fence in scope when it names a lock.
-     * Anything it throws means nothing was sent and no short transaction is left open.
+     * Before {@code plan} is sent under the admitted {@code fence} of {@code lock} (0 and null when
+     * none is in scope): checks the guard when it writes an epoch-mode table (opening the short
+     * transaction in auto-commit), else claims the fence when it names a lock. Anything it throws
+     * means nothing was sent and no short transaction is left open.
      */
-    void beforeSend(FencePlan plan) throws SQLException {
+    void beforeSend(FencePlan plan, long fence, String lock) throws SQLException {
         if (plan.writesEpochTable()) {
-            // admit() has refused such a write without a fence naming its lock
-            String lock = Fence.currentLock().orElseThrow();
-            long fence = Fence.current().getAsLong();
+            // admission refused such a write without a fence naming its lock
             if (!isChecked(lock, fence, plan.fencedTable())) {
                 check(new String[] {lock}, new long[] {fence}, 1, plan.fencedTable());
             }
-        } else {
-            claimCurrent();
+        } else if (lock != null) {
+            claim(lock, fence, null);
         }
     }
 
@@ -92,7 +96,7 @@ final class EpochGuard {
      * Before a batch is sent: checks the guard of every distinct (lock, fence) its entries
      * carry, then claims the fence in scope now.
      */
-    void beforeBatch(BatchLog log) throws SQLException {
+    void beforeBatch(BatchLog log, long fence, String lock) throws SQLException {
         if (log != null && log.epochWrites() > 0) {
             if (log.controlsTransaction()) {
                 throw new dev.fencing.UnfenceableStatementException(log.epochTable(), "a batch that writes epoch-mode"
@@ -114,32 +118,29 @@ final class EpochGuard {
                 check(locks, fences, n, log.epochTable());
             }
         }
-        try {
-            claimCurrent();
-        } catch (SQLException | RuntimeException | Error e) {
-            afterFailure(false, e);
-            throw e;
+        if (lock != null) {
+            try {
+                claim(lock, fence, null);
+            } catch (SQLException | RuntimeException | Error e) {
+                afterFailure(e);
+                throw e;
+            }
         }
     }
 
     /** After a statement or batch was sent and its result checked: commits the short transaction. */
-    void afterSend(boolean controlsTransaction) throws SQLException {
-        try {
-            if (shortTransaction) {
-                endShortTransaction(null);
-            }
-        } finally {
-            if (controlsTransaction) {
-                transactionEnded(false);
-            }
+    void afterSend() throws SQLException {
+        if (shortTransaction) {
+            endShortTransaction(null);
         }
     }
 
     /**
      * After sending failed (or its result was rejected): rolls the short transaction back; what
-     * goes wrong doing so is added to {@code failure}.
+     * goes wrong doing so is added to {@code failure}. (What the failure did to the application's
+     * transaction is {@link TransactionState}'s to tell.)
      */
-    void afterFailure(boolean controlsTransaction, Throwable failure) {
+    void afterFailure(Throwable failure) {
         if (shortTransaction) {
             try {
                 endShortTransaction(failure);
@@ -147,26 +148,13 @@ final class EpochGuard {
                 failure.addSuppressed(e);
             }
         }
-        if (controlsTransaction || rolledBackByDatabase(failure)) {
-            transactionEnded(false);
-        }
-    }
-
-    /** Class 40 (deadlock, serialization failure): the database may have rolled the whole transaction back. */
-    private static boolean rolledBackByDatabase(Throwable failure) {
-        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            if (cause instanceof SQLException sql && sql.getSQLState() != null && sql.getSQLState().startsWith("40")) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /**
-     * The application's transaction ended: what was checked in it is forgotten; claims made in it
-     * are remembered only when it {@code committed}.
+     * A transaction ended ({@link TransactionState} tells): what was checked in it is forgotten;
+     * claims made in it are remembered only when it {@code committed}.
      */
-    void transactionEnded(boolean committed) {
+    private void transactionEnded(boolean committed) {
         if (committed && pending != null) {
             pending.forEach(claims::committed);
         }
@@ -176,20 +164,12 @@ final class EpochGuard {
 
     // ---- claim and check ----------------------------------------------------------------------
 
-    /** Claims the fence in scope when it names a lock that this connection has not claimed. */
-    void claimCurrent() throws SQLException {
-        Optional<String> lock = Fence.currentLock();
-        if (lock.isPresent()) {
-            claim(lock.get(), Fence.current().getAsLong(), null);
-        }
-    }
-
     /** Raises the guard of {@code lock} to {@code fence} unless it is known to be there already. */
     void claim(String lock, long fence, String table) throws SQLException {
         if (isClaimed(lock, fence, table)) {
             return;
         }
-        if (database.getAutoCommit()) {
+        if (!transaction.inTransaction()) {
             raiseForClaim(lock, fence, table);
             claims.committed(lock, fence);
         } else {
@@ -246,8 +226,8 @@ final class EpochGuard {
 
     /** True when the open transaction has checked (lock, fence); a newer fence checked in it means stale. */
     private boolean isChecked(String lock, long fence, String table) throws SQLException {
-        if (checked != null && database.getAutoCommit()) {
-            // the transaction the check belonged to ended behind the driver's back (SET autocommit ..)
+        if (checked != null && !transaction.inTransaction()) {
+            // the transaction the check belonged to is not open any more
             transactionEnded(false);
         }
         Long done = checked == null ? null : checked.get(lock);
@@ -273,7 +253,7 @@ final class EpochGuard {
                 throw stale(locks[i], fences[i], OptionalLong.of(committed), table);
             }
         }
-        if (database.getAutoCommit()) {
+        if (!transaction.inTransaction()) {
             database.setAutoCommit(false);
             shortTransaction = true;
         }
@@ -283,7 +263,7 @@ final class EpochGuard {
                 remember(locks[i], fences[i]);
             }
         } catch (SQLException | RuntimeException | Error e) {
-            afterFailure(false, e);
+            afterFailure(e);
             throw e;
         }
     }
@@ -304,24 +284,31 @@ final class EpochGuard {
         shortTransaction = false;
         SQLException problem = null;
         boolean committed = false;
+        boolean rolledBack = false;
         try {
             if (failure == null) {
                 database.commit();
                 committed = true;
             } else {
                 database.rollback();
+                rolledBack = true;
             }
         } catch (SQLException e) {
             problem = e;
             if (failure == null) {
                 try {
                     database.rollback();
+                    rolledBack = true;
                 } catch (SQLException again) {
                     e.addSuppressed(again);
                 }
             }
         } finally {
-            transactionEnded(committed);
+            if (committed) {
+                transaction.afterCommit(true);
+            } else {
+                transaction.afterRollback(rolledBack);
+            }
             try {
                 database.setAutoCommit(true);
             } catch (SQLException e) {

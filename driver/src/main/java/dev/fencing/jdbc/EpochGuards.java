@@ -116,7 +116,8 @@ public final class EpochGuards {
         EpochClaims claims = fencing == null ? new EpochClaims() : fencing.claims();
         try (Connection connection = dataSource.getConnection()) {
             Connection database = raw(connection);
-            EpochGuard guard = new EpochGuard(database, FencedConnection.dialectOf(database), table, claims);
+            Dialect dialect = FencedConnection.dialectOf(database);
+            EpochGuard guard = new EpochGuard(database, dialect, table, claims, new TransactionState(database, dialect));
             boolean autoCommit = database.getAutoCommit();
             try {
                 guard.raise(lockName, fence, null);

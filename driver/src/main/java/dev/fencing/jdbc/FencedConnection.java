@@ -40,6 +40,8 @@ final class FencedConnection implements Connection {
     private final Connection delegate;
     private final StatementAnalyzer analyzer;
     private final FencingConfig config;
+    /** What the driver knows of this connection's transaction. */
+    private final TransactionState transaction;
     /** The epoch guard; null when no fenced table is in epoch mode (then nothing of it costs anything). */
     private final EpochGuard epoch;
     /** The database guard's check of this database; null when {@code fencing.database-guard=off}. */
@@ -60,15 +62,16 @@ final class FencedConnection implements Connection {
         this.delegate = delegate;
         this.analyzer = analyzer;
         this.config = analyzer.config();
+        this.transaction = new TransactionState(delegate, analyzer.dialect());
         this.epoch = config.hasEpochTables()
                 ? new EpochGuard(delegate, analyzer.dialect(), config.epochTable(),
-                        claims == null ? new EpochClaims() : claims)
+                        claims == null ? new EpochClaims() : claims, transaction)
                 : null;
         if (config.guardRequired()) {
             SessionFence session = null;
             GuardStates.State state;
             try {
-                session = SessionFence.of(delegate, analyzer.dialect());
+                session = SessionFence.of(delegate, analyzer.dialect(), transaction::undoGeneration);
                 state = GuardStates.of(delegate, analyzer.dialect(), config);
             } catch (FencingException unsupported) {
                 state = new GuardStates.State(unsupported.getMessage());
@@ -108,9 +111,12 @@ final class FencedConnection implements Connection {
 
     /** {@code failure} as the driver's exception when the database guard raised it; the session's fence is re-set next time. */
     SQLException guardTranslated(SQLException failure) {
-        sessionUnsure();
         SQLException mapped = GuardErrors.translate(failure);
-        return mapped == null ? failure : mapped;
+        if (mapped == null) {
+            return failure;
+        }
+        sessionUnsure();
+        return mapped;
     }
 
     /** After a failure or a rollback: the session's fence may have been undone; set it again before the next statement. */
@@ -159,6 +165,11 @@ final class FencedConnection implements Connection {
 
     StatementAnalyzer analyzer() {
         return analyzer;
+    }
+
+    /** What the driver knows of this connection's transaction. */
+    TransactionState transaction() {
+        return transaction;
     }
 
     /** The epoch guard, or null when no fenced table is in epoch mode. */
@@ -365,14 +376,14 @@ final class FencedConnection implements Connection {
 
     @Override
     public void setAutoCommit(boolean autoCommit) throws SQLException {
+        Connection database = open();
+        boolean before = database.getAutoCommit();
+        boolean succeeded = false;
         try {
-            open().setAutoCommit(autoCommit);
+            database.setAutoCommit(autoCommit);
+            succeeded = true;
         } finally {
-            sessionUnsure();
-            if (epoch != null) {
-                // switching on commits; either way what was checked no longer holds
-                epoch.transactionEnded(false);
-            }
+            transaction.afterSetAutoCommit(before, autoCommit, succeeded);
         }
     }
 
@@ -385,29 +396,26 @@ final class FencedConnection implements Connection {
 
     @Override
     public void commit() throws SQLException {
-        if (epoch == null) {
-            open().commit();
-            return;
-        }
+        Connection database = open();
         boolean committed = false;
         try {
-            open().commit();
+            database.commit();
             committed = true;
         } finally {
-            epoch.transactionEnded(committed);
+            transaction.afterCommit(committed);
         }
     }
 
 
     @Override
     public void rollback() throws SQLException {
+        Connection database = open();
+        boolean rolledBack = false;
         try {
-            open().rollback();
+            database.rollback();
+            rolledBack = true;
         } finally {
-            sessionUnsure();
-            if (epoch != null) {
-                epoch.transactionEnded(false);
-            }
+            transaction.afterRollback(rolledBack);
         }
     }
 
@@ -486,26 +494,30 @@ final class FencedConnection implements Connection {
 
     @Override
     public Savepoint setSavepoint() throws SQLException {
-        return open().setSavepoint();
+        Savepoint savepoint = open().setSavepoint();
+        transaction.savepointSet(savepoint);
+        return savepoint;
     }
 
 
     @Override
     public Savepoint setSavepoint(String name) throws SQLException {
-        return open().setSavepoint(name);
+        Savepoint savepoint = open().setSavepoint(name);
+        transaction.savepointSet(savepoint);
+        return savepoint;
     }
 
 
     @Override
     public void rollback(Savepoint savepoint) throws SQLException {
+        Connection database = open();
+        boolean rolledBack = false;
         try {
-            open().rollback(savepoint);
+            database.rollback(savepoint);
+            rolledBack = true;
         } finally {
-            sessionUnsure();
-            if (epoch != null) {
-                // the check (and a claim) may have come after the savepoint: do them again
-                epoch.transactionEnded(false);
-            }
+            // the check (and a claim) may have come after the savepoint: they are done again
+            transaction.afterRollbackTo(savepoint, rolledBack);
         }
     }
 
@@ -513,6 +525,7 @@ final class FencedConnection implements Connection {
     @Override
     public void releaseSavepoint(Savepoint savepoint) throws SQLException {
         open().releaseSavepoint(savepoint);
+        transaction.savepointReleased(savepoint);
     }
 
 

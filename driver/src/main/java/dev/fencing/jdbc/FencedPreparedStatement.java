@@ -43,7 +43,11 @@ class FencedPreparedStatement extends FencedStatement implements PreparedStateme
         this.statement = statement;
         this.plan = plan;
         this.values = BoundValues.forPlan(plan, connection.config());
+        this.effect = TransactionText.of(plan.sql(), connection.analyzer().dialect());
     }
+
+    /** What this statement's text does to the transaction, decided once. */
+    private final TransactionText.Effect effect;
 
     /** The database's index of application parameter {@code parameterIndex}; refuses any other. */
     final int index(int parameterIndex) throws SQLException {
@@ -77,6 +81,7 @@ class FencedPreparedStatement extends FencedStatement implements PreparedStateme
             }
         }
         begin(plan, fence, values == null ? null : values.live());
+        executionEffect = effect;
         return fence;
     }
 

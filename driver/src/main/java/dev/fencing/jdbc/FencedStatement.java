@@ -107,7 +107,7 @@ class FencedStatement implements Statement {
                 plan.controlsTransaction() && plan.kind() != FencePlan.Kind.FENCED);
         EpochGuard epoch = connection.epoch();
         if (epoch != null) {
-            epoch.beforeSend(plan);
+            epoch.beforeSend(plan, Fence.current().orElse(0), Fence.currentLock().orElse(null));
         }
     }
 
@@ -129,8 +129,12 @@ class FencedStatement implements Statement {
 
     private void settle() throws SQLException {
         EpochGuard epoch = connection.epoch();
-        if (epoch != null) {
-            epoch.afterSend(executionPlan != null && executionPlan.controlsTransaction());
+        try {
+            if (epoch != null) {
+                epoch.afterSend();
+            }
+        } finally {
+            connection.transaction().afterText(executionEffect, true);
         }
     }
 
@@ -149,19 +153,29 @@ class FencedStatement implements Statement {
     final void failed(Throwable failure) throws SQLException {
         EpochGuard epoch = connection.epoch();
         if (epoch != null) {
-            epoch.afterFailure(executionPlan != null && executionPlan.controlsTransaction(), failure);
+            epoch.afterFailure(failure);
+        }
+        TransactionState transaction = connection.transaction();
+        transaction.afterFailure(failure);
+        try {
+            transaction.afterText(executionEffect, false);
+        } catch (SQLException e) {
+            failure.addSuppressed(e);
         }
         guardFailure(failure);
     }
 
     /** A failure the database guard raised (ZF001/ZF002) becomes the driver's exception; the session's fence is re-set next time. */
     final void guardFailure(Throwable failure) throws SQLException {
-        connection.sessionUnsure();
         FencingException mapped = GuardErrors.translate(failure);
         if (mapped != null) {
+            connection.sessionUnsure();
             throw mapped;
         }
     }
+
+    /** What the text being executed does to the transaction. */
+    TransactionText.Effect executionEffect = TransactionText.Effect.NONE;
 
     /** Records what is about to be executed, for the checks that follow it. */
     final void begin(FencePlan plan, long fence, Object[] values) {
@@ -182,6 +196,7 @@ class FencedStatement implements Statement {
         FencePlan planned = connection.plan(sql);
         long current = admit(planned);
         begin(planned, current, null);
+        executionEffect = TransactionText.of(sql, connection.analyzer().dialect());
         String text = planned.kind() == FencePlan.Kind.FENCED ? planned.renderWithFence(current) : sql;
         guard(planned);
         return text;
@@ -400,7 +415,7 @@ class FencedStatement implements Statement {
         EpochGuard epoch = connection.epoch();
         if (epoch != null) {
             try {
-                epoch.beforeBatch(log);
+                epoch.beforeBatch(log, Fence.current().orElse(0), Fence.currentLock().orElse(null));
             } catch (SQLException | RuntimeException | Error e) {
                 try {
                     delegate.clearBatch();
@@ -414,8 +429,14 @@ class FencedStatement implements Statement {
 
     private <T> T sentBatch(T counts, BatchLog log) throws SQLException {
         EpochGuard epoch = connection.epoch();
-        if (epoch != null) {
-            epoch.afterSend(log != null && log.controlsTransaction());
+        try {
+            if (epoch != null) {
+                epoch.afterSend();
+            }
+        } finally {
+            if (log != null && log.controlsTransaction()) {
+                connection.transaction().afterText(TransactionText.Effect.MAY_END, true);
+            }
         }
         return counts;
     }
@@ -423,7 +444,15 @@ class FencedStatement implements Statement {
     private void failedBatch(Throwable failure, BatchLog log) throws SQLException {
         EpochGuard epoch = connection.epoch();
         if (epoch != null) {
-            epoch.afterFailure(log != null && log.controlsTransaction(), failure);
+            epoch.afterFailure(failure);
+        }
+        connection.transaction().afterFailure(failure);
+        if (log != null && log.controlsTransaction()) {
+            try {
+                connection.transaction().afterText(TransactionText.Effect.MAY_END, false);
+            } catch (SQLException e) {
+                failure.addSuppressed(e);
+            }
         }
         guardFailure(failure);
     }

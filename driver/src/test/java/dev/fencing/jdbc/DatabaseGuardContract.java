@@ -270,6 +270,26 @@ abstract class DatabaseGuardContract {
         assertThat(order(1)).isEqualTo("paid@7");
     }
 
+    @Test
+    void rollbacksToASavepointOrAsTextLeaveNoWrongFence() throws Exception {
+        try (FencingDataSource fenced = new FencingDataSource(raw(), config());
+             Connection connection = fenced.getConnection(); Statement statement = connection.createStatement()) {
+            connection.setAutoCommit(false);
+            try (Fence.Scope scope = Fence.enter(7)) {
+                java.sql.Savepoint savepoint = connection.setSavepoint();
+                statement.executeQuery("SELECT COUNT(*) FROM customers").close();
+                connection.rollback(savepoint);
+                statement.executeQuery("SELECT pay(2)").close();
+                statement.executeQuery("SELECT COUNT(*) FROM regions").close();
+                statement.execute("ROLLBACK");
+                statement.executeQuery("SELECT pay(1)").close();
+                connection.commit();
+            }
+        }
+        assertThat(order(1)).isEqualTo("paid@7");
+        assertThat(order(2)).isEqualTo("pending@5");
+    }
+
     // ---- installing, verifying, migrating ------------------------------------------------------------
 
     @Test
