@@ -35,6 +35,8 @@ public final class FencePlan {
     private final boolean countIsTheFencedWrite;
     private final boolean writesEpochTable;
     private final boolean controlsTransaction;
+    /** Sent as written because the database guard's triggers check it (fencing.database-guard=required). */
+    private final boolean checkedByGuard;
 
     private FencePlan(Kind kind, String sql, String fencedTable, String[] pieces, int[] databaseIndexes,
                       int[] fenceIndexes, ZeroRowCheck zeroRowCheck, String refusal, boolean countIsTheFencedWrite,
@@ -51,6 +53,28 @@ public final class FencePlan {
         this.countIsTheFencedWrite = countIsTheFencedWrite;
         this.writesEpochTable = writesEpochTable;
         this.controlsTransaction = controlsTransaction;
+        this.checkedByGuard = false;
+    }
+
+    private FencePlan(FencePlan plan, boolean checkedByGuard) {
+        this.kind = plan.kind;
+        this.sql = plan.sql;
+        this.fencedTable = plan.fencedTable;
+        this.pieces = plan.pieces;
+        this.preparedSql = plan.preparedSql;
+        this.databaseIndexes = plan.databaseIndexes;
+        this.fenceIndexes = plan.fenceIndexes;
+        this.zeroRowCheck = plan.zeroRowCheck;
+        this.refusal = plan.refusal;
+        this.countIsTheFencedWrite = plan.countIsTheFencedWrite;
+        this.writesEpochTable = plan.writesEpochTable;
+        this.controlsTransaction = plan.controlsTransaction;
+        this.checkedByGuard = checkedByGuard;
+    }
+
+    /** This plan, marked as relying on the database guard's triggers. */
+    FencePlan markCheckedByGuard() {
+        return new FencePlan(this, true);
     }
 
     static FencePlan passThrough(String sql) {
@@ -191,6 +215,15 @@ public final class FencePlan {
         return controlsTransaction;
     }
 
+    /**
+     * True when the front door lets this text through as written only because the database guard
+     * checks its writes (procedure calls, MERGE, multi-table writes, forms whose zero rows cannot be
+     * diagnosed ..): where the guard is missing, it must be refused.
+     */
+    public boolean checkedByGuard() {
+        return checkedByGuard;
+    }
+
     /** A new exception explaining why this statement is refused; only for {@link Kind#REFUSED}. */
     public UnfenceableStatementException refusal() {
         if (kind != Kind.REFUSED) {
@@ -207,9 +240,9 @@ public final class FencePlan {
     @Override
     public String toString() {
         return switch (kind) {
-            case PASS_THROUGH, READ -> kind + ": " + sql;
+            case PASS_THROUGH, READ -> kind + (checkedByGuard ? " (checked by the database guard)" : "") + ": " + sql;
             case REFUSED -> "REFUSED (" + refusal + "): " + sql;
-            case FENCED -> "FENCED " + fencedTable + (writesEpochTable ? " (epoch guard)" : "") + ": " + preparedSql + " parameters "
+            case FENCED -> "FENCED " + fencedTable + (checkedByGuard ? " (checked by the database guard)" : "") + (writesEpochTable ? " (epoch guard)" : "") + ": " + preparedSql + " parameters "
                     + Arrays.toString(databaseIndexes) + " fence at " + Arrays.toString(fenceIndexes)
                     + (zeroRowCheck == null ? "" : "; zero rows: " + zeroRowCheck);
         };
