@@ -89,15 +89,17 @@ final class FencedConnection implements Connection {
      * a no-op otherwise): refuses a fenced write when the guard is missing, and makes the session
      * hold the thread's fence, for reads too, because the analysis may have misread a write.
      *
+     * @param plan the statement's plan, or null for a batch or a row written back
      * @param fencedTable        the fenced table the statement writes, or null
      * @param transactionControl true when the statement only begins, ends or rolls back a transaction
      */
-    void beforeSend(String fencedTable, boolean transactionControl) throws SQLException {
+    void beforeSend(FencePlan plan, String fencedTable, boolean transactionControl) throws SQLException {
         if (guard == null) {
             return;
         }
-        if (guard.refusal() != null && fencedTable != null) {
-            throw guard.refuse(fencedTable);
+        if (guard.refusal() != null && (fencedTable != null || plan != null && plan.checkedByGuard())) {
+            throw guard.refuse(fencedTable != null ? fencedTable
+                    : plan.fencedTable() != null ? plan.fencedTable() : "(any, through a procedure call)");
         }
         if (sessionFence != null) {
             sessionFence.sync(transactionControl);

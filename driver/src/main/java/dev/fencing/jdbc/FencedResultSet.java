@@ -127,7 +127,7 @@ final class FencedResultSet implements ResultSet {
      */
     private void refuseWriteBack(String operation) throws SQLException {
         if (connection.guardHolds()) {
-            connection.beforeSend(null, false);
+            connection.beforeSend(null, null, false);
             return;
         }
         if (origin == null || origin.namesFencedTable()) {

@@ -103,7 +103,7 @@ class FencedStatement implements Statement {
      * ends). A no-op without epoch tables.
      */
     final void guard(FencePlan plan) throws SQLException {
-        sessionFence(plan.kind() == FencePlan.Kind.FENCED ? plan.fencedTable() : null,
+        sessionFence(plan, plan.kind() == FencePlan.Kind.FENCED ? plan.fencedTable() : null,
                 plan.controlsTransaction() && plan.kind() != FencePlan.Kind.FENCED);
         EpochGuard epoch = connection.epoch();
         if (epoch != null) {
@@ -142,8 +142,8 @@ class FencedStatement implements Statement {
      * The database guard's step before a statement or batch is sent: the one place the session's
      * fence is synchronised (see {@link FencedConnection#beforeSend}).
      */
-    private void sessionFence(String fencedTable, boolean transactionControl) throws SQLException {
-        connection.beforeSend(fencedTable, transactionControl);
+    private void sessionFence(FencePlan plan, String fencedTable, boolean transactionControl) throws SQLException {
+        connection.beforeSend(plan, fencedTable, transactionControl);
     }
 
     /**
@@ -391,7 +391,7 @@ class FencedStatement implements Statement {
     private void guardBatch(BatchLog log) throws SQLException {
         String fencedTable = log == null ? null : log.firstFencedTable();
         try {
-            sessionFence(fencedTable, false);
+            sessionFence(null, fencedTable, false);
         } catch (SQLException | RuntimeException | Error e) {
             try {
                 delegate.clearBatch();

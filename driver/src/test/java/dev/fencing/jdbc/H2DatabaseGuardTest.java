@@ -47,4 +47,21 @@ public class H2DatabaseGuardTest extends DatabaseGuardContract {
     boolean updatableViews() {
         return false;
     }
+
+    @org.junit.jupiter.api.Test
+    void mergeRunsUnderTheGuardAndMeetsTheTrigger() throws Exception {
+        String merge = "MERGE INTO orders o USING (VALUES (1, 'merged')) v (id, status) ON o.id = v.id"
+                + " WHEN MATCHED THEN UPDATE SET status = v.status";
+        try (FencingDataSource fenced = new FencingDataSource(raw(), config());
+             Connection connection = fenced.getConnection(); Statement statement = connection.createStatement()) {
+            try (dev.fencing.Fence.Scope stale = dev.fencing.Fence.enter(4)) {
+                org.assertj.core.api.Assertions.assertThatThrownBy(() -> statement.execute(merge))
+                        .isInstanceOf(dev.fencing.StaleFenceException.class);
+            }
+            try (dev.fencing.Fence.Scope current = dev.fencing.Fence.enter(9)) {
+                statement.execute(merge);
+            }
+        }
+        org.assertj.core.api.Assertions.assertThat(order(1)).isEqualTo("merged@9");
+    }
 }

@@ -101,4 +101,40 @@ class MariaDbDatabaseGuardTest extends DatabaseGuardContract {
             return rows.getString(1);
         }
     }
+
+    /** Runs {@code sql} through the driver under {@code fence}. */
+    private void fenced(long fence, String sql) throws Exception {
+        try (FencingDataSource fenced = new FencingDataSource(raw(), config());
+             Connection connection = fenced.getConnection(); Statement statement = connection.createStatement();
+             Fence.Scope scope = Fence.enter(fence)) {
+            statement.execute(sql);
+        }
+    }
+
+    @Test
+    void formsTheFrontDoorRefusesRunUnderTheGuardAndMeetTheTrigger() throws Exception {
+        String multiTable = "UPDATE customers c JOIN orders o ON o.customer_id = c.id SET o.status = 'multi' WHERE c.id = 10";
+        String duplicateKey = "INSERT INTO orders (id, status, customer_id) VALUES (2, 'dup', 20)"
+                + " ON DUPLICATE KEY UPDATE status = VALUES(status)";
+        String replace = "REPLACE INTO orders (id, status, customer_id) VALUES (2, 'replaced', 20)";
+        for (String text : List.of(multiTable, duplicateKey, replace)) {
+            assertThatThrownBy(() -> fenced(4, text), text).isInstanceOf(StaleFenceException.class);
+        }
+        assertThat(order(1)).isEqualTo("pending@5");
+        assertThat(order(2)).isEqualTo("pending@5");
+        fenced(9, multiTable);
+        fenced(9, duplicateKey);
+        assertThat(order(1)).isEqualTo("multi@9");
+        assertThat(order(2)).isEqualTo("dup@9");
+        fenced(10, replace);
+        assertThat(order(2)).isEqualTo("replaced@10");
+    }
+
+    @Test
+    void textsThatTouchTheGuardAreRefused() throws Exception {
+        for (String text : List.of("SET @fencing_fence = 99", "DROP TRIGGER fencing_guard_bu_orders")) {
+            assertThatThrownBy(() -> fenced(1, text), text).isInstanceOf(dev.fencing.UnfenceableStatementException.class);
+        }
+        DatabaseGuard.verify(raw(), config());
+    }
 }

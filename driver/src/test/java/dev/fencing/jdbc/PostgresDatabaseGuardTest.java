@@ -87,4 +87,87 @@ class PostgresDatabaseGuardTest extends DatabaseGuardContract {
         }
         assertThat(order(1)).isEqualTo("paid@12");
     }
+
+    /** Runs {@code sql} through the driver under {@code fence} (0: none). */
+    private void fenced(long fence, String sql) throws Exception {
+        try (FencingDataSource fenced = new FencingDataSource(raw(), config());
+             Connection connection = fenced.getConnection(); Statement statement = connection.createStatement()) {
+            if (fence == 0) {
+                statement.execute(sql);
+                return;
+            }
+            try (Fence.Scope scope = Fence.enter(fence)) {
+                statement.execute(sql);
+            }
+        }
+    }
+
+    @Test
+    void formsTheFrontDoorRefusesRunUnderTheGuardAndMeetTheTrigger() throws Exception {
+        String merge = "MERGE INTO orders o USING (VALUES (1, 'merged')) v (id, status) ON o.id = v.id"
+                + " WHEN MATCHED THEN UPDATE SET status = v.status";
+        String doBlock = "DO $$ BEGIN UPDATE orders SET status = 'done' WHERE id = 2; END $$";
+        for (String text : List.of(merge, doBlock)) {
+            assertThatThrownBy(() -> fenced(4, text), text).isInstanceOf(dev.fencing.StaleFenceException.class);
+        }
+        assertThatThrownBy(() -> fenced(0, doBlock)).isInstanceOf(dev.fencing.MissingFenceException.class);
+        assertThat(order(1)).isEqualTo("pending@5");
+        assertThat(order(2)).isEqualTo("pending@5");
+        fenced(9, merge);
+        fenced(9, doBlock);
+        assertThat(order(1)).isEqualTo("merged@9");
+        assertThat(order(2)).isEqualTo("done@9");
+    }
+
+    @Test
+    void sqlLevelExecuteRunsUnderTheCallersFence() throws Exception {
+        try (FencingDataSource fenced = new FencingDataSource(raw(), config());
+             Connection connection = fenced.getConnection(); Statement statement = connection.createStatement()) {
+            statement.execute("PREPARE pay_stmt (BIGINT) AS UPDATE orders SET status = 'paid' WHERE id = $1");
+            try (Fence.Scope stale = Fence.enter(4)) {
+                assertThatThrownBy(() -> statement.execute("EXECUTE pay_stmt (1)"))
+                        .isInstanceOf(dev.fencing.StaleFenceException.class);
+            }
+            try (Fence.Scope current = Fence.enter(6)) {
+                statement.execute("EXECUTE pay_stmt (1)");
+            }
+        }
+        assertThat(order(1)).isEqualTo("paid@6");
+    }
+
+    @Test
+    void undiagnosableZeroRowFormsFailAsAWholeWhenTheyMeetANewerFence() throws Exception {
+        List<String> forms = List.of(
+                "WITH u AS (UPDATE orders SET status = 'cte' WHERE id = 1 RETURNING id) SELECT count(*) FROM u",
+                "UPDATE orders SET status = 'a' WHERE id = 2; UPDATE orders SET status = 'b' WHERE id = 1",
+                "INSERT INTO orders (id, status, customer_id) VALUES (1, 'up', 10) ON CONFLICT (id)"
+                        + " DO UPDATE SET status = EXCLUDED.status WHERE orders.status = 'pending'");
+        for (String form : forms) {
+            assertThatThrownBy(() -> fenced(4, form), form).isInstanceOf(dev.fencing.StaleFenceException.class);
+        }
+        assertThat(order(1)).isEqualTo("pending@5");
+        assertThat(order(2)).isEqualTo("pending@5");
+        fenced(5, forms.get(2));
+        assertThat(order(1)).isEqualTo("up@5");
+    }
+
+    @Test
+    void textsThatTouchTheGuardAreRefused() throws Exception {
+        for (String text : List.of("SELECT set_config('fencing.fence', '99', false)", "SET fencing.fence = '99'",
+                "SET session_replication_role = replica", "ALTER TABLE orders DISABLE TRIGGER fencing_guard",
+                "DROP FUNCTION fencing_guard_row() CASCADE")) {
+            assertThatThrownBy(() -> fenced(0, text), text).isInstanceOf(dev.fencing.UnfenceableStatementException.class);
+        }
+        DatabaseGuard.verify(raw(), config());
+    }
+
+    @Test
+    void withTheGuardMissingProcedureCallsAreRefusedToo() throws Exception {
+        sql("CREATE OR REPLACE PROCEDURE pay_proc(order_id BIGINT) LANGUAGE sql AS"
+                + " 'UPDATE orders SET status = ''paid'' WHERE id = order_id'");
+        DatabaseGuard.remove(raw(), config());
+        assertThatThrownBy(() -> fenced(12, "CALL pay_proc(1)")).isInstanceOf(dev.fencing.FencingException.class)
+                .hasMessageContaining("fencing.database-guard");
+        assertThat(order(1)).isEqualTo("pending@5");
+    }
 }
