@@ -11,7 +11,14 @@ import java.util.concurrent.Callable;
  * <p>Every write that fencing-jdbc sends to a fenced table carries the token in scope on the
  * thread that executes it. A scope is entered with {@link #enter(long)} (or
  * {@link #enter(String, long)}, naming the lock whose tenure the token belongs to) and left by
- * closing it, which restores the fence that was current before; scopes nest.
+ * closing it; scopes nest.
+ *
+ * <p><b>What is current.</b> The fence of the most recently entered scope that is still open, on
+ * this thread. Closing a scope ends its own fence and nothing else: closing scopes out of order,
+ * closing an outer scope while an inner one is open (the inner one's fence stays current until it is
+ * closed; then the fence of the newest scope still open, or none), or closing a scope from another
+ * thread (its fence stops being current on the thread that entered it, at that thread's next
+ * statement) never leaves a closed scope's fence in effect. See {@code docs/fence-scopes.md}.
  *
  * <pre>{@code
  * try (Fence.Scope scope = Fence.enter(lease.fence())) {
@@ -55,26 +62,29 @@ public final class Fence {
 
     /** The calling thread's fence, or empty when no scope is open. */
     public static OptionalLong current() {
-        Frame frame = CURRENT.get();
+        Frame frame = open();
         return frame == null ? OptionalLong.empty() : OptionalLong.of(frame.token);
     }
 
     /** The name of the lock the current fence belongs to, when it was entered with one. */
     public static Optional<String> currentLock() {
-        Frame frame = CURRENT.get();
+        Frame frame = open();
         return frame == null ? Optional.empty() : Optional.ofNullable(frame.lockName);
     }
 
     /**
      * Returns a runnable that runs {@code task} under the fence that is current on the calling
-     * thread now (or under no fence when none is), whichever thread runs it.
+     * thread now (or under no fence when none is), whichever thread runs it. The fence is captured
+     * as a value: closing the caller's scope afterwards does not take it from the task.
      */
     public static Runnable wrap(Runnable task) {
         Objects.requireNonNull(task, "task");
-        Frame captured = CURRENT.get();
+        Frame captured = open();
+        long token = captured == null ? 0 : captured.token;
+        String lockName = captured == null ? null : captured.lockName;
         return () -> {
             Frame previous = CURRENT.get();
-            install(captured);
+            install(token == 0 ? null : new Frame(token, lockName, null));
             try {
                 task.run();
             } finally {
@@ -86,10 +96,12 @@ public final class Fence {
     /** Like {@link #wrap(Runnable)}, for a task that returns a value. */
     public static <T> Callable<T> wrap(Callable<T> task) {
         Objects.requireNonNull(task, "task");
-        Frame captured = CURRENT.get();
+        Frame captured = open();
+        long token = captured == null ? 0 : captured.token;
+        String lockName = captured == null ? null : captured.lockName;
         return () -> {
             Frame previous = CURRENT.get();
-            install(captured);
+            install(token == 0 ? null : new Frame(token, lockName, null));
             try {
                 return task.call();
             } finally {
@@ -102,10 +114,27 @@ public final class Fence {
         if (token <= 0) {
             throw new IllegalArgumentException("a fencing token must be > 0, got " + token);
         }
-        Frame previous = CURRENT.get();
-        Frame frame = new Frame(token, lockName);
+        Frame frame = new Frame(token, lockName, CURRENT.get());
         CURRENT.set(frame);
-        return new Scope(frame, previous);
+        return new Scope(frame, Thread.currentThread());
+    }
+
+    /**
+     * The newest frame of this thread that is still open, dropping the closed ones above it (they
+     * were closed out of order, or from another thread). Frames below an open one stay: each is
+     * dropped when it is the newest and closed.
+     */
+    private static Frame open() {
+        Frame top = CURRENT.get();
+        if (top == null || !top.closed) {
+            return top;
+        }
+        Frame frame = top;
+        while (frame != null && frame.closed) {
+            frame = frame.previous;
+        }
+        install(frame);
+        return frame;
     }
 
     private static void install(Frame frame) {
@@ -116,29 +145,33 @@ public final class Fence {
         }
     }
 
+    /** One entered scope on one thread's stack of scopes, newest on top. */
     private static final class Frame {
         final long token;
         final String lockName;
+        /** The frame that was on top when this one was entered. */
+        final Frame previous;
+        /** Set once, by {@link Scope#close()} on any thread; read by the owning thread. */
+        volatile boolean closed;
 
-        Frame(long token, String lockName) {
+        Frame(long token, String lockName, Frame previous) {
             this.token = token;
             this.lockName = lockName;
+            this.previous = previous;
         }
     }
 
     /**
-     * An open fence. Closing it restores the fence that was current when it was entered;
-     * closing it again does nothing.
+     * An open fence. Closing it ends its fence: the fence of the newest scope still open on the
+     * thread that entered it becomes current (or none); closing it again does nothing.
      */
     public static final class Scope implements AutoCloseable {
         private final Frame frame;
-        private final Frame previous;
-        private final Thread owner = Thread.currentThread();
-        private boolean closed;
+        private final Thread owner;
 
-        private Scope(Frame frame, Frame previous) {
+        private Scope(Frame frame, Thread owner) {
             this.frame = frame;
-            this.previous = previous;
+            this.owner = owner;
         }
 
         /** The token this scope made current. */
@@ -147,18 +180,21 @@ public final class Fence {
         }
 
         /**
-         * Restores the previous fence. A scope closed on a thread other than the one that
-         * entered it only marks itself closed: the fence is thread-local and that thread's own
-         * state is not ours to change.
+         * Ends this scope's fence. On the thread that entered it, the fence of the newest scope
+         * still open becomes current at once (or none); a scope below it that was closed out of
+         * order never comes back. On another thread, the scope is marked closed and its fence stops
+         * being current on the thread that entered it from that thread's next look at
+         * {@link Fence#current()}: the fence is that thread's, but a closed scope's fence is never
+         * in effect.
          */
         @Override
         public void close() {
-            if (closed) {
+            if (frame.closed) {
                 return;
             }
-            closed = true;
+            frame.closed = true;
             if (Thread.currentThread() == owner) {
-                install(previous);
+                open();
             }
         }
     }

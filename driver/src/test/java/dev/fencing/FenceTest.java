@@ -71,4 +71,110 @@ class FenceTest {
             pool.shutdownNow();
         }
     }
+
+    // ---- scopes closed out of order, from the outside, from another thread (docs/fence-scopes.md) ----
+
+    @Test
+    void closingOutOfOrderNeverBringsBackAClosedScopesFence() {
+        Fence.Scope a = Fence.enter(3);
+        Fence.Scope b = Fence.enter(20);
+        a.close();
+        // the inner scope is still open: its fence stays current
+        assertThat(Fence.current()).hasValue(20);
+        b.close();
+        // before the fix, b restored a's fence (3) although a was closed
+        assertThat(Fence.current()).isEmpty();
+        assertThat(Fence.currentLock()).isEmpty();
+    }
+
+    @Test
+    void closingTheOuterOfThreeLeavesTheNewestOpenScopeCurrent() {
+        Fence.Scope outer = Fence.enter("lock-a", 3);
+        Fence.Scope middle = Fence.enter("lock-b", 20);
+        Fence.Scope inner = Fence.enter("lock-c", 30);
+        middle.close();
+        assertThat(Fence.current()).hasValue(30);
+        inner.close();
+        // middle was closed: the newest scope still open is outer
+        assertThat(Fence.current()).hasValue(3);
+        assertThat(Fence.currentLock()).hasValue("lock-a");
+        outer.close();
+        assertThat(Fence.current()).isEmpty();
+    }
+
+    @Test
+    void leasesEnteredThenClosedInAcquireOrderLeaveNoFence() {
+        // two leases' enterFence() closed in the order they were acquired: ordinary code
+        Fence.Scope first = Fence.enter("order:1", 7);
+        Fence.Scope second = Fence.enter("order:2", 8);
+        first.close();
+        second.close();
+        assertThat(Fence.current()).isEmpty();
+        Fence.Scope third = Fence.enter(9);
+        third.close();
+        assertThat(Fence.current()).isEmpty();
+    }
+
+    @Test
+    void aScopeClosedOnAnotherThreadStopsBeingCurrentOnItsOwnThread() throws Exception {
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try (Fence.Scope outer = Fence.enter(5)) {
+            Fence.Scope inner = Fence.enter("order:9", 6);
+            pool.submit(inner::close).get(5, TimeUnit.SECONDS);
+            // the fence belongs to this thread, but a closed scope's fence is never in effect
+            assertThat(Fence.current()).hasValue(5);
+            assertThat(Fence.currentLock()).isEmpty();
+            inner.close();
+            assertThat(Fence.current()).hasValue(5);
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(Fence.current()).isEmpty();
+    }
+
+    @Test
+    void closingTheOnlyScopeFromAnotherThreadLeavesNoFence() throws Exception {
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            Fence.Scope only = Fence.enter(11);
+            pool.submit(only::close).get(5, TimeUnit.SECONDS);
+            assertThat(Fence.current()).isEmpty();
+            // and the other thread's own fence was not touched
+            assertThat(pool.submit(Fence::current).get(5, TimeUnit.SECONDS)).isEmpty();
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void aWrappedTaskKeepsTheFenceItCapturedWhenTheCallersScopeCloses() throws Exception {
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            Callable<OptionalLong> task;
+            try (Fence.Scope scope = Fence.enter("order:3", 41)) {
+                task = Fence.wrap(Fence::current);
+            }
+            assertThat(pool.submit(task).get(5, TimeUnit.SECONDS)).hasValue(41);
+            // the pooled thread is clean afterwards
+            assertThat(pool.submit(Fence::current).get(5, TimeUnit.SECONDS)).isEmpty();
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void aPooledThreadKeepsNoZombieFenceAfterOutOfOrderClosing() throws Exception {
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            pool.submit(() -> {
+                Fence.Scope a = Fence.enter(3);
+                Fence.Scope b = Fence.enter(20);
+                a.close();
+                b.close();
+            }).get(5, TimeUnit.SECONDS);
+            assertThat(pool.submit(Fence::current).get(5, TimeUnit.SECONDS)).isEmpty();
+        } finally {
+            pool.shutdownNow();
+        }
+    }
 }

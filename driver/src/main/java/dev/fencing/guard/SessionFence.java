@@ -1,6 +1,5 @@
 package dev.fencing.guard;
 
-import dev.fencing.Fence;
 import dev.fencing.FencingException;
 import dev.fencing.sql.Dialect;
 
@@ -9,12 +8,11 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.util.Objects;
-import java.util.OptionalLong;
 import java.util.function.LongSupplier;
 
 /**
- * Keeps one database session's fence in step with the calling thread's {@link Fence#current()}
- * (and lock name), for the database guard's triggers. {@link #sync} runs before every statement
+ * Keeps one database session's fence in step with the calling thread's fence (and lock name), as
+ * the pipeline admitted it, for the database guard's triggers. {@link #sync} runs before every statement
  * the driver sends on a guarded connection, reads included: it sends nothing when the session
  * already holds the thread's fence (the value last set is cached), and one statement when it
  * differs. A thread with no fence clears the session's, so a pooled connection never keeps the
@@ -54,17 +52,13 @@ public final class SessionFence {
     }
 
     /**
-     * Makes the session hold the calling thread's fence (or none), before a statement is sent.
+     * Makes the session hold {@code wanted} (0: none) and {@code wantedLock}, before a statement is sent.
      *
-     * @param transactionControl true when the statement to be sent only begins, ends or rolls back a
-     *                           transaction: on PostgreSQL a failed transaction refuses every other
-     *                           statement, so when the set is refused for that reason the statement
-     *                           (a ROLLBACK) still goes out, and the value stays unknown
+     * @param rollback true when the statement to be sent is a ROLLBACK (to a savepoint too): on
+     *                 PostgreSQL a failed transaction refuses every other statement, so when the set
+     *                 is refused for that reason the ROLLBACK still goes out, and the value stays unknown
      */
-    public void sync(boolean transactionControl) throws SQLException {
-        OptionalLong current = Fence.current();
-        long wanted = current.isPresent() ? current.getAsLong() : 0;
-        String wantedLock = wanted == 0 ? null : Fence.currentLock().orElse(null);
+    public void sync(long wanted, String wantedLock, boolean rollback) throws SQLException {
         long generation = undoGeneration.getAsLong();
         if (known && generation == setInGeneration && wanted == fence && Objects.equals(wantedLock, lock)) {
             return;
@@ -73,7 +67,7 @@ public final class SessionFence {
         try {
             set(wanted, wantedLock);
         } catch (SQLException e) {
-            if (transactionControl && "25P02".equals(e.getSQLState())) {
+            if (rollback && "25P02".equals(e.getSQLState())) {
                 return;
             }
             throw e;

@@ -4,32 +4,24 @@ import dev.fencing.FencingConfig;
 import dev.fencing.sql.Dialect;
 import dev.fencing.sql.StatementAnalyzer;
 
-import java.util.LinkedHashMap;
+import java.util.EnumMap;
 import java.util.Map;
 
 /**
- * The driver's analyzers, one per (configuration, dialect), so that connections opened with the
- * same configuration share one plan cache. Bounded: the least recently used analyzer is dropped
- * beyond {@link #CAPACITY} (its plans are then built again on demand).
+ * The analyzers of one {@link ConnectionContext}, one per dialect, so that every connection of the
+ * context to the same kind of database shares one plan cache. At most one per {@link Dialect}.
  */
 final class AnalyzerCache {
 
-    static final int CAPACITY = 16;
+    private final FencingConfig config;
+    private final Map<Dialect, StatementAnalyzer> analyzers = new EnumMap<>(Dialect.class);
 
-    private record Key(FencingConfig config, Dialect dialect) {
+    AnalyzerCache(FencingConfig config) {
+        this.config = config;
     }
 
-    private final Map<Key, StatementAnalyzer> analyzers = new LinkedHashMap<>(CAPACITY, 0.75f, true) {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<Key, StatementAnalyzer> eldest) {
-            return size() > CAPACITY;
-        }
-    };
-
-    synchronized StatementAnalyzer get(FencingConfig config, Dialect dialect) {
-        return analyzers.computeIfAbsent(new Key(config, dialect), key -> new StatementAnalyzer(config, dialect));
+    synchronized StatementAnalyzer get(Dialect dialect) {
+        return analyzers.computeIfAbsent(dialect, key -> new StatementAnalyzer(config, key));
     }
 
     synchronized int size() {

@@ -1,6 +1,5 @@
 package dev.fencing.jdbc;
 
-import dev.fencing.Fence;
 import dev.fencing.StaleFenceException;
 import dev.fencing.sql.FencePlan;
 
@@ -29,13 +28,13 @@ final class BatchLog {
 
     /**
      * Records the next entry of the batch; only fenced entries are kept. An entry that writes an
-     * epoch-mode table records the lock of the fence in scope (admitted: it has one).
+     * epoch-mode table records the lock its fence was admitted with (admitted: it has one).
      */
-    void add(FencePlan plan, long fence, Object[] values) {
+    void add(FencePlan plan, long fence, String lock, Object[] values) {
         if (plan.kind() == FencePlan.Kind.FENCED) {
             fenced.add(new Entry(size, plan, fence, values));
             if (plan.writesEpochTable()) {
-                addEpoch(Fence.currentLock().orElseThrow(), fence, plan.fencedTable());
+                addEpoch(lock, fence, plan.fencedTable());
             }
         }
         controlsTransaction |= plan.controlsTransaction();

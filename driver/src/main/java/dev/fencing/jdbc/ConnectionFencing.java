@@ -4,8 +4,6 @@ import dev.fencing.FencingConfig;
 
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -14,26 +12,12 @@ import java.util.Objects;
  * URL. This class may change or disappear in any release.
  *
  * <p>Connections fenced here get the same wrappers, and so the same enforcement, as those of
- * {@link FencingDataSource}. Connections fenced with equal configurations share one analyzer (and
- * plan cache) per dialect, as with {@link FencingDriver}; a new configuration (the agent adds
- * tables at run time) gets new analyzers, used by the connections fenced after it.
+ * {@link FencingDataSource}: they go through the same {@link ConnectionContext} as the
+ * {@code jdbc:fencing:} driver's, one per configuration (analyzers per dialect, epoch claims per
+ * database URL, the process-wide listeners); a new configuration (the agent adds tables at run
+ * time) gets a new context, used by the connections fenced after it.
  */
 public final class ConnectionFencing {
-
-    private static final AnalyzerCache ANALYZERS = new AnalyzerCache();
-    /**
-     * Epoch claims per database, as a {@link FencingDataSource} shares them among its connections:
-     * keyed by the JDBC URL (one URL, one database), never logged. Bounded; a dropped entry only
-     * costs its locks' next claim a statement.
-     */
-    private static final Map<String, EpochClaims> CLAIMS = new LinkedHashMap<>(64, 0.75f, true) {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, EpochClaims> eldest) {
-            return size() > 64;
-        }
-    };
 
     private ConnectionFencing() {
     }
@@ -48,24 +32,7 @@ public final class ConnectionFencing {
     public static Connection fence(Connection raw, FencingConfig config) throws SQLException {
         Objects.requireNonNull(raw, "raw");
         Objects.requireNonNull(config, "config");
-        EpochClaims claims = config.hasEpochTables() ? claimsOf(raw) : null;
-        return FencedConnection.fence(raw, fenced -> ANALYZERS.get(config, FencedConnection.dialectOf(fenced)), claims);
-    }
-
-    /** The claims shared by the connections to {@code raw}'s database; null (its own) when its URL is unknown. */
-    private static EpochClaims claimsOf(Connection raw) {
-        String url;
-        try {
-            url = raw.getMetaData().getURL();
-        } catch (SQLException | RuntimeException e) {
-            return null;
-        }
-        if (url == null) {
-            return null;
-        }
-        synchronized (CLAIMS) {
-            return CLAIMS.computeIfAbsent(url, key -> new EpochClaims());
-        }
+        return ConnectionContext.shared(config).fence(raw);
     }
 
     /**

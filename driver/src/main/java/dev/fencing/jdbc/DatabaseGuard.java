@@ -33,7 +33,7 @@ public final class DatabaseGuard {
     public static List<String> ddl(DataSource raw, FencingConfig config) throws SQLException {
         try (Connection connection = open(raw, config)) {
             Connection database = database(connection);
-            return Guards.ddl(database, FencedConnection.dialectOf(database), config);
+            return Guards.ddl(database, ConnectionContext.dialectOf(database), config);
         }
     }
 
@@ -41,7 +41,7 @@ public final class DatabaseGuard {
     public static void install(DataSource raw, FencingConfig config) throws SQLException {
         try (Connection connection = open(raw, config)) {
             Connection database = database(connection);
-            Guards.run(database, Guards.ddl(database, FencedConnection.dialectOf(database), config));
+            Guards.run(database, Guards.ddl(database, ConnectionContext.dialectOf(database), config));
         }
         GuardStates.forget();
     }
@@ -54,7 +54,7 @@ public final class DatabaseGuard {
     public static void verify(DataSource raw, FencingConfig config) throws SQLException {
         try (Connection connection = open(raw, config)) {
             Connection database = database(connection);
-            Guards.verify(database, FencedConnection.dialectOf(database), config);
+            Guards.verify(database, ConnectionContext.dialectOf(database), config);
         }
     }
 
@@ -62,7 +62,7 @@ public final class DatabaseGuard {
     public static void remove(DataSource raw, FencingConfig config) throws SQLException {
         try (Connection connection = open(raw, config)) {
             Connection database = database(connection);
-            Guards.run(database, Guards.removal(database, FencedConnection.dialectOf(database), config));
+            Guards.run(database, Guards.removal(database, ConnectionContext.dialectOf(database), config));
         }
         GuardStates.forget();
     }
@@ -90,7 +90,7 @@ public final class DatabaseGuard {
         }
         try (Connection connection = Objects.requireNonNull(raw, "raw").getConnection()) {
             Connection database = database(connection);
-            SessionFence.migrate(database, FencedConnection.dialectOf(database), reason, () -> work.run(database));
+            SessionFence.migrate(database, ConnectionContext.dialectOf(database), reason, () -> work.run(database));
         }
     }
 

@@ -72,7 +72,7 @@ public final class EpochGuards {
     private static void createTable(DataSource dataSource, String table) throws SQLException {
         try (Connection connection = dataSource.getConnection()) {
             Connection database = raw(connection);
-            String ddl = EpochSql.createTable(FencedConnection.dialectOf(database), table);
+            String ddl = EpochSql.createTable(ConnectionContext.dialectOf(database), table);
             boolean autoCommit = database.getAutoCommit();
             try (Statement statement = database.createStatement()) {
                 statement.execute(ddl);
@@ -113,10 +113,10 @@ public final class EpochGuards {
         if (fence <= 0) {
             throw new IllegalArgumentException("a fencing token must be > 0, got " + fence);
         }
-        EpochClaims claims = fencing == null ? new EpochClaims() : fencing.claims();
-        try (Connection connection = dataSource.getConnection()) {
+                try (Connection connection = dataSource.getConnection()) {
             Connection database = raw(connection);
-            Dialect dialect = FencedConnection.dialectOf(database);
+            EpochClaims claims = fencing == null ? new EpochClaims() : fencing.context().claimsFor(database);
+            Dialect dialect = ConnectionContext.dialectOf(database);
             EpochGuard guard = new EpochGuard(database, dialect, table, claims, new TransactionState(database, dialect));
             boolean autoCommit = database.getAutoCommit();
             try {

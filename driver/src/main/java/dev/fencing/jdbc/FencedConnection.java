@@ -1,10 +1,6 @@
 package dev.fencing.jdbc;
 
 import dev.fencing.FencingConfig;
-import dev.fencing.FencingException;
-import dev.fencing.guard.GuardErrors;
-import dev.fencing.guard.SessionFence;
-import dev.fencing.sql.Dialect;
 import dev.fencing.sql.FencePlan;
 import dev.fencing.sql.StatementAnalyzer;
 
@@ -44,21 +40,19 @@ final class FencedConnection implements Connection {
     private final TransactionState transaction;
     /** The epoch guard; null when no fenced table is in epoch mode (then nothing of it costs anything). */
     private final EpochGuard epoch;
-    /** The database guard's check of this database; null when {@code fencing.database-guard=off}. */
-    private final GuardStates.State guard;
-    /** The session's fence for the guard's triggers; null when the guard is off or cannot run here. */
-    private final SessionFence sessionFence;
+    /** The steps every statement of this connection takes. */
+    private final Pipeline pipeline;
     private volatile boolean closed;
 
-    FencedConnection(Connection delegate, StatementAnalyzer analyzer) {
-        this(delegate, analyzer, null);
-    }
-
     /**
-     * @param claims the epoch claims shared with the other connections to the same database, or
-     *               null for claims of this connection's own
+     * Made by {@link ConnectionContext#fence(Connection)} only.
+     *
+     * @param claims    the epoch claims shared with the context's other connections to the same
+     *                  database (null when no table is in epoch mode)
+     * @param sendHooks the factory of the {@link SendHook}, or null for none
      */
-    FencedConnection(Connection delegate, StatementAnalyzer analyzer, EpochClaims claims) {
+    FencedConnection(Connection delegate, StatementAnalyzer analyzer, EpochClaims claims, SendHook.Factory sendHooks,
+                     Listeners listeners) throws SQLException {
         this.delegate = delegate;
         this.analyzer = analyzer;
         this.config = analyzer.config();
@@ -67,98 +61,8 @@ final class FencedConnection implements Connection {
                 ? new EpochGuard(delegate, analyzer.dialect(), config.epochTable(),
                         claims == null ? new EpochClaims() : claims, transaction)
                 : null;
-        if (config.guardRequired()) {
-            SessionFence session = null;
-            GuardStates.State state;
-            try {
-                session = SessionFence.of(delegate, analyzer.dialect(), transaction::undoGeneration);
-                state = GuardStates.of(delegate, analyzer.dialect(), config);
-            } catch (FencingException unsupported) {
-                state = new GuardStates.State(unsupported.getMessage());
-            }
-            this.guard = state;
-            this.sessionFence = session;
-        } else {
-            this.guard = null;
-            this.sessionFence = null;
-        }
-    }
-
-    /**
-     * The database guard's step before anything is sent (with {@code fencing.database-guard=required};
-     * a no-op otherwise): refuses a fenced write when the guard is missing, and makes the session
-     * hold the thread's fence, for reads too, because the analysis may have misread a write.
-     *
-     * @param plan the statement's plan, or null for a batch or a row written back
-     * @param fencedTable        the fenced table the statement writes, or null
-     * @param transactionControl true when the statement only begins, ends or rolls back a transaction
-     */
-    void beforeSend(FencePlan plan, String fencedTable, boolean transactionControl) throws SQLException {
-        if (guard == null) {
-            return;
-        }
-        if (guard.refusal() != null && (fencedTable != null || plan != null && plan.checkedByGuard())) {
-            throw guard.refuse(fencedTable != null ? fencedTable
-                    : plan.fencedTable() != null ? plan.fencedTable() : "(any, through a procedure call)");
-        }
-        if (sessionFence != null) {
-            sessionFence.sync(transactionControl);
-        }
-    }
-
-    /** True when the database guard is required and verified here: the database checks every write itself. */
-    boolean guardHolds() {
-        return guard != null && guard.refusal() == null && sessionFence != null;
-    }
-
-    /** {@code failure} as the driver's exception when the database guard raised it; the session's fence is re-set next time. */
-    SQLException guardTranslated(SQLException failure) {
-        SQLException mapped = GuardErrors.translate(failure);
-        if (mapped == null) {
-            return failure;
-        }
-        sessionUnsure();
-        return mapped;
-    }
-
-    /** After a failure or a rollback: the session's fence may have been undone; set it again before the next statement. */
-    void sessionUnsure() {
-        if (sessionFence != null) {
-            sessionFence.unsure();
-        }
-    }
-
-    /** Where a connection gets its analyzer: the data source's or the driver's. */
-    @FunctionalInterface
-    interface Analyzers {
-        StatementAnalyzer forConnection(Connection connection) throws SQLException;
-    }
-
-    /** The dialect of the database behind {@code connection}, as its metadata names it. */
-    static Dialect dialectOf(Connection connection) throws SQLException {
-        return Dialect.fromProductName(connection.getMetaData().getDatabaseProductName());
-    }
-
-    /**
-     * Fences a connection just opened. When that fails (no analyzer can be had), the connection is
-     * closed: it is never handed out unfenced.
-     */
-    static FencedConnection fence(Connection connection, Analyzers analyzers) throws SQLException {
-        return fence(connection, analyzers, null);
-    }
-
-    /** Like {@link #fence(Connection, Analyzers)}, sharing epoch {@code claims} (null: the connection's own). */
-    static FencedConnection fence(Connection connection, Analyzers analyzers, EpochClaims claims) throws SQLException {
-        try {
-            return new FencedConnection(connection, analyzers.forConnection(connection), claims);
-        } catch (SQLException | RuntimeException | Error e) {
-            try {
-                connection.close();
-            } catch (SQLException suppressed) {
-                e.addSuppressed(suppressed);
-            }
-            throw e;
-        }
+        SendHook hook = sendHooks == null ? null : sendHooks.forConnection(delegate, analyzer.dialect(), transaction);
+        this.pipeline = new Pipeline(this, analyzer, transaction, epoch, hook, listeners);
     }
 
     FencingConfig config() {
@@ -179,6 +83,11 @@ final class FencedConnection implements Connection {
         return epoch;
     }
 
+    /** The steps every statement of this connection takes. */
+    Pipeline pipeline() {
+        return pipeline;
+    }
+
     /** The driver's connection, for the fencing layer's own queries (zero-row diagnosis). */
     Connection database() throws SQLException {
         return open();
@@ -187,7 +96,7 @@ final class FencedConnection implements Connection {
     /** The plan of a plain statement's text. */
     FencePlan plan(String sql) throws SQLException {
         open();
-        return analyzer.plan(sql);
+        return pipeline.plan(sql);
     }
 
     private Connection open() throws SQLException {
@@ -199,20 +108,12 @@ final class FencedConnection implements Connection {
 
     /** The plan of a text to prepare; refused texts are refused here, before anything is prepared. */
     private FencePlan prepared(String sql) throws SQLException {
-        FencePlan plan = plan(sql);
-        if (plan.kind() == FencePlan.Kind.REFUSED) {
-            throw plan.refusal();
-        }
-        return plan;
+        open();
+        return pipeline.planForPrepare(sql);
     }
 
     private FencePlan call(String sql) throws SQLException {
-        open();
-        FencePlan plan = analyzer.planCall(sql);
-        if (plan.kind() == FencePlan.Kind.REFUSED) {
-            throw plan.refusal();
-        }
-        return plan;
+        return prepared(sql);
     }
 
     @Override

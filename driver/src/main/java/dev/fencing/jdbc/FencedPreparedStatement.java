@@ -28,26 +28,25 @@ import java.util.Calendar;
  * A prepared statement planned once, at prepare time: the driver prepared the plan's text, with
  * the fence check spliced in. The application keeps its own parameter indexes, which are mapped
  * to the database's; an index outside the application's text is refused, so no setter can reach
- * a fence slot. The fence is bound by this class alone, from the fence in scope, before each
- * execution and each {@code addBatch}.
+ * a fence slot. The fence is bound by this class alone, from the fence {@link Pipeline#admit}
+ * admitted, before each execution and each {@code addBatch}.
  */
-class FencedPreparedStatement extends FencedStatement implements PreparedStatement {
+class FencedPreparedStatement extends DelegatingStatement implements PreparedStatement {
 
     private final PreparedStatement statement;
     final FencePlan plan;
     /** The application's values, kept only when the zero-row diagnosis re-runs them; else null. */
     private final BoundValues values;
+    /** What this statement's text does to the transaction, decided once. */
+    private final TransactionText.Effect effect;
 
     FencedPreparedStatement(FencedConnection connection, PreparedStatement statement, FencePlan plan) {
         super(connection, statement);
         this.statement = statement;
         this.plan = plan;
         this.values = BoundValues.forPlan(plan, connection.config());
-        this.effect = TransactionText.of(plan.sql(), connection.analyzer().dialect());
+        this.effect = pipeline.effectOf(plan);
     }
-
-    /** What this statement's text does to the transaction, decided once. */
-    private final TransactionText.Effect effect;
 
     /** The database's index of application parameter {@code parameterIndex}; refuses any other. */
     final int index(int parameterIndex) throws SQLException {
@@ -68,79 +67,80 @@ class FencedPreparedStatement extends FencedStatement implements PreparedStateme
         return index;
     }
 
-    /**
-     * Binds the fence in scope to the fence slots before an execution or a batch entry, and returns
-     * it (0 for a statement that needs none). A fenced write with no fence in scope is refused here.
-     */
-    private long bindFence() throws SQLException {
+    /** Step 1 of the pipeline, and the admitted fence bound to the plan's fence slots. */
+    private Execution admit() throws SQLException {
         checkOpen();
-        long fence = admit(plan);
-        if (plan.kind() == FencePlan.Kind.FENCED) {
+        Execution e = pipeline.admit(execution, plan, values == null ? null : values.live(), effect);
+        if (e.fenced()) {
             for (int slot : plan.fenceIndexes()) {
-                statement.setLong(slot, fence);
+                statement.setLong(slot, e.fence);
             }
         }
-        begin(plan, fence, values == null ? null : values.live());
-        executionEffect = effect;
-        return fence;
-    }
-
-    /** Binds the fence for an execution, then lets the epoch guard claim or check before sending. */
-    private void bindForExecution() throws SQLException {
-        bindFence();
-        guard(plan);
+        return e;
     }
 
     @Override
     public ResultSet executeQuery() throws SQLException {
-        bindForExecution();
+        Execution e = admit();
+        pipeline.beforeSend(e);
         try {
-            return sent(queried(statement.executeQuery()));
+            ResultSet rows = pipeline.queried(e, this, statement.executeQuery());
+            pipeline.sent(e);
+            return rows;
         } catch (Throwable failure) {
-            failed(failure);
+            pipeline.failed(e, failure);
             throw failure;
         }
     }
 
     @Override
     public int executeUpdate() throws SQLException {
-        bindForExecution();
+        Execution e = admit();
+        pipeline.beforeSend(e);
         try {
-            return (int) sent(counted(statement.executeUpdate()));
+            long count = pipeline.counted(e, statement.executeUpdate());
+            pipeline.sent(e);
+            return (int) count;
         } catch (Throwable failure) {
-            failed(failure);
+            pipeline.failed(e, failure);
             throw failure;
         }
     }
 
     @Override
     public long executeLargeUpdate() throws SQLException {
-        bindForExecution();
+        Execution e = admit();
+        pipeline.beforeSend(e);
         try {
-            return sent(counted(statement.executeLargeUpdate()));
+            long count = pipeline.counted(e, statement.executeLargeUpdate());
+            pipeline.sent(e);
+            return count;
         } catch (Throwable failure) {
-            failed(failure);
+            pipeline.failed(e, failure);
             throw failure;
         }
     }
 
     @Override
     public boolean execute() throws SQLException {
-        bindForExecution();
+        Execution e = admit();
+        pipeline.beforeSend(e);
         try {
-            return sent(executed(statement.execute()));
+            boolean resultSet = pipeline.executed(e, statement.execute(), statement);
+            pipeline.sent(e);
+            return resultSet;
         } catch (Throwable failure) {
-            failed(failure);
+            pipeline.failed(e, failure);
             throw failure;
         }
     }
 
-    /** The entry carries the fence in scope now, whatever is in scope when the batch runs. */
+    /** The entry carries the fence admitted now, whatever is in scope when the batch runs. */
     @Override
     public void addBatch() throws SQLException {
-        long fence = bindFence();
+        Execution e = admit();
         statement.addBatch();
-        batch().add(plan, fence, values == null ? null : values.snapshot());
+        added(e, values == null ? null : values.snapshot());
     }
 
     @Override

@@ -38,14 +38,14 @@ final class FencedResultSet implements ResultSet {
 
     private final FencedConnection connection;
     /** The statement wrapper; null until asked for when the rows did not come from one of ours. */
-    private FencedStatement statement;
+    private DelegatingStatement statement;
     private final ResultSet delegate;
     /** The plan of the statement that produced these rows; null when unknown. */
     private final FencePlan origin;
     private ReturningCheck check;
     private long rows;
 
-    FencedResultSet(FencedConnection connection, FencedStatement statement, ResultSet delegate, FencePlan origin,
+    FencedResultSet(FencedConnection connection, DelegatingStatement statement, ResultSet delegate, FencePlan origin,
                     ReturningCheck check) {
         this.connection = connection;
         this.statement = statement;
@@ -99,7 +99,7 @@ final class FencedResultSet implements ResultSet {
     }
 
     /** A value read from the database, with result sets (PostgreSQL refcursors) and arrays fenced. */
-    static Object fencedValue(FencedConnection connection, FencedStatement statement, Object value) {
+    static Object fencedValue(FencedConnection connection, DelegatingStatement statement, Object value) {
         if (value instanceof ResultSet nested) {
             return new FencedResultSet(connection, statement, nested, null, null);
         }
@@ -109,8 +109,8 @@ final class FencedResultSet implements ResultSet {
         return value;
     }
 
-    /** {@link #fencedValue(FencedConnection, FencedStatement, Object)} as what {@code getObject(.., type)} asked for. */
-    static <T> T fencedValue(FencedConnection connection, FencedStatement statement, Object value, Class<T> type)
+    /** {@link #fencedValue(FencedConnection, DelegatingStatement, Object)} as what {@code getObject(.., type)} asked for. */
+    static <T> T fencedValue(FencedConnection connection, DelegatingStatement statement, Object value, Class<T> type)
             throws SQLException {
         Object fenced = fencedValue(connection, statement, value);
         if (fenced != null && !type.isInstance(fenced)) {
@@ -126,8 +126,8 @@ final class FencedResultSet implements ResultSet {
      * guard is required and verified (its trigger checks the write); the session's fence is set first.
      */
     private void refuseWriteBack(String operation) throws SQLException {
-        if (connection.guardHolds()) {
-            connection.beforeSend(null, null, false);
+        if (connection.pipeline().guardChecksWriteBack()) {
+            connection.pipeline().beforeWriteBack();
             return;
         }
         if (origin == null || origin.namesFencedTable()) {
@@ -146,7 +146,7 @@ final class FencedResultSet implements ResultSet {
         try {
             delegate.insertRow();
         } catch (SQLException failure) {
-            throw connection.guardTranslated(failure);
+            throw connection.pipeline().writeBackFailed(failure);
         }
     }
 
@@ -156,7 +156,7 @@ final class FencedResultSet implements ResultSet {
         try {
             delegate.updateRow();
         } catch (SQLException failure) {
-            throw connection.guardTranslated(failure);
+            throw connection.pipeline().writeBackFailed(failure);
         }
     }
 
@@ -166,7 +166,7 @@ final class FencedResultSet implements ResultSet {
         try {
             delegate.deleteRow();
         } catch (SQLException failure) {
-            throw connection.guardTranslated(failure);
+            throw connection.pipeline().writeBackFailed(failure);
         }
     }
 

@@ -1,7 +1,7 @@
 package dev.fencing.jdbc;
 
 import dev.fencing.FencingConfig;
-import dev.fencing.sql.StatementAnalyzer;
+import dev.fencing.events.FencingListener;
 
 import java.io.PrintWriter;
 import java.sql.Connection;
@@ -29,8 +29,8 @@ import javax.sql.DataSource;
  * carry the check; a write the check rejects raises {@link dev.fencing.StaleFenceException}.
  * Nothing else changes: statements that write no fenced table are sent as written.
  *
- * <p>The SQL dialect is detected once, from the first connection's metadata, and one
- * {@link StatementAnalyzer} (with its plan cache) serves every connection. Works above any data
+ * <p>The SQL dialect is read from each connection's metadata; one analyzer (with its plan cache)
+ * per dialect serves every connection of this data source. Works above any data
  * source: a pool (HikariCP), or a driver's own data source. {@code unwrap} hands out no object
  * underneath: with the pool's or driver's own object a write would bypass the check.
  * {@code createConnectionBuilder()} is not supported for the same reason.
@@ -43,9 +43,8 @@ public final class FencingDataSource implements DataSource, AutoCloseable {
 
     private final DataSource delegate;
     private final FencingConfig config;
-    private volatile StatementAnalyzer analyzer;
-    /** Epoch claims committed through any connection of this data source (one database). */
-    private final EpochClaims claims = new EpochClaims();
+    /** Analyzers, epoch claims and listeners of this data source's connections. */
+    private final ConnectionContext context;
 
     /**
      * @param delegate the data source whose connections are fenced
@@ -54,6 +53,21 @@ public final class FencingDataSource implements DataSource, AutoCloseable {
     public FencingDataSource(DataSource delegate, FencingConfig config) {
         this.delegate = Objects.requireNonNull(delegate, "delegate");
         this.config = Objects.requireNonNull(config, "config");
+        this.context = new ConnectionContext(config, new Listeners());
+    }
+
+    /**
+     * Adds a listener of this data source's statements (metrics): see {@link FencingListener}. For
+     * the connections of the {@code jdbc:fencing:} driver and the agent use
+     * {@link FencingDriver#addListener(FencingListener)}.
+     */
+    public void addListener(FencingListener listener) {
+        context.listeners().add(listener);
+    }
+
+    /** Removes a listener added with {@link #addListener}; false when it was not there. */
+    public boolean removeListener(FencingListener listener) {
+        return context.listeners().remove(listener);
     }
 
     /** The configuration this data source fences with. */
@@ -72,27 +86,12 @@ public final class FencingDataSource implements DataSource, AutoCloseable {
     }
 
     private Connection fence(Connection connection) throws SQLException {
-        return FencedConnection.fence(connection, this::analyzerFor, claims);
+        return context.fence(connection);
     }
 
-    /** The one analyzer of this data source, made for the dialect of its first connection. */
-    private StatementAnalyzer analyzerFor(Connection connection) throws SQLException {
-        StatementAnalyzer current = analyzer;
-        if (current == null) {
-            synchronized (this) {
-                current = analyzer;
-                if (current == null) {
-                    current = new StatementAnalyzer(config, FencedConnection.dialectOf(connection));
-                    analyzer = current;
-                }
-            }
-        }
-        return current;
-    }
-
-    /** The epoch claims its connections share. */
-    EpochClaims claims() {
-        return claims;
+    /** What this data source's connections share. */
+    ConnectionContext context() {
+        return context;
     }
 
     /** Closes the underlying data source when it can be closed (a pool, for example). */

@@ -3,6 +3,7 @@ package dev.fencing.jdbc;
 import dev.fencing.FencingConfig;
 import dev.fencing.FencingException;
 import dev.fencing.config.ConfigSources;
+import dev.fencing.events.FencingListener;
 
 import java.sql.Connection;
 import java.sql.Driver;
@@ -42,8 +43,6 @@ public final class FencingDriver implements Driver {
     private static final System.Logger LOG = System.getLogger(FencingDriver.class.getName());
 
     private static final FencingDriver INSTANCE = new FencingDriver();
-    /** Shared by every instance: connections with equal configurations share plan caches. */
-    private static final AnalyzerCache ANALYZERS = new AnalyzerCache();
     private static boolean registered;
 
     static {
@@ -103,8 +102,21 @@ public final class FencingDriver implements Driver {
         }
         LOG.log(System.Logger.Level.DEBUG, () -> "fencing a " + FencingUrl.scheme(target.delegateUrl())
                 + " connection with " + config);
-        return FencedConnection.fence(connection,
-                fenced -> ANALYZERS.get(config, FencedConnection.dialectOf(fenced)));
+        return ConnectionContext.shared(config).fence(connection);
+    }
+
+    /**
+     * Adds a process-wide listener (metrics, see {@link FencingListener}): it hears the statements
+     * of every connection of the {@code jdbc:fencing:} driver and of the fencing agent in this class
+     * loader. A {@link FencingDataSource}'s connections are heard by its own listeners instead.
+     */
+    public static void addListener(FencingListener listener) {
+        Listeners.PROCESS_WIDE.add(listener);
+    }
+
+    /** Removes a listener added with {@link #addListener}; false when it was not there. */
+    public static boolean removeListener(FencingListener listener) {
+        return Listeners.PROCESS_WIDE.remove(listener);
     }
 
     private static FencingUrl parse(String url) throws FencingException {

@@ -49,110 +49,126 @@ final class TransactionText {
     private TransactionText() {
     }
 
-    /** The effect of {@code sql} on the transaction, on a database of {@code dialect}. */
+    /** The effect of {@code sql} on the transaction, on a database of {@code dialect}. Allocates nothing. */
     static Effect of(String sql, Dialect dialect) {
         if (sql == null) {
             return Effect.NONE;
         }
-        Words words = new Words(sql, dialect);
-        String first = words.next();
-        if (first == null) {
-            // blank is nothing; anything else that does not start with a word ({call ..}, a
-            // parameter, a stray quote) may be anything
-            return words.unreadable || words.position < sql.length() ? Effect.MAY_END : Effect.NONE;
+        int start = skip(sql, 0, dialect);
+        if (start < 0) {
+            return Effect.MAY_END;   // a comment that does not end: the text is not what it seems
         }
-        if (!single(sql, words.position)) {
-            return Effect.MAY_END;
-        }
-        if (first.equals("(") || isAny(first, LEAVES_TRANSACTION_ALONE)) {
+        if (start == sql.length()) {
             return Effect.NONE;
         }
-        switch (first) {
-            case "BEGIN" -> {
-                String second = words.next();
-                if (second == null || second.equals("WORK") || second.equals("TRANSACTION")
-                        || (dialect == Dialect.POSTGRESQL && (second.equals("ISOLATION") || second.equals("READ")
-                                || second.equals("DEFERRABLE") || second.equals("NOT")))) {
-                    return Effect.BEGIN;
-                }
-                // MariaDB's BEGIN NOT ATOMIC .. END is a compound statement that may do anything
+        int end = wordEnd(sql, start);
+        if (!single(sql, end)) {
+            return Effect.MAY_END;
+        }
+        if (sql.charAt(start) == '(') {
+            return Effect.NONE;
+        }
+        if (end == start) {
+            // not a word ({call ..}, a parameter, a stray quote): it may be anything
+            return Effect.MAY_END;
+        }
+        if (isAny(sql, start, end, LEAVES_TRANSACTION_ALONE)) {
+            return Effect.NONE;
+        }
+        int next = skip(sql, end, dialect);
+        int nextEnd = next < 0 ? next : wordEnd(sql, next);
+        if (is(sql, start, end, "BEGIN")) {
+            if (next < 0) {
                 return Effect.MAY_END;
             }
-            case "START" -> {
-                return "TRANSACTION".equals(words.next()) ? Effect.BEGIN : Effect.MAY_END;
+            if (next == nextEnd || is(sql, next, nextEnd, "WORK") || is(sql, next, nextEnd, "TRANSACTION")
+                    || (dialect == Dialect.POSTGRESQL && (is(sql, next, nextEnd, "ISOLATION")
+                            || is(sql, next, nextEnd, "READ") || is(sql, next, nextEnd, "DEFERRABLE")
+                            || is(sql, next, nextEnd, "NOT")))) {
+                return next == nextEnd && next < sql.length() && !trailing(sql, next) ? Effect.MAY_END : Effect.BEGIN;
             }
-            case "COMMIT", "END" -> {
-                if (first.equals("END") && dialect != Dialect.POSTGRESQL) {
+            // MariaDB's BEGIN NOT ATOMIC .. END is a compound statement that may do anything
+            return Effect.MAY_END;
+        }
+        if (is(sql, start, end, "START")) {
+            return next >= 0 && is(sql, next, nextEnd, "TRANSACTION") ? Effect.BEGIN : Effect.MAY_END;
+        }
+        if (is(sql, start, end, "COMMIT") || (dialect == Dialect.POSTGRESQL && is(sql, start, end, "END"))) {
+            return nothingMoreThanWork(sql, next, nextEnd, dialect) ? Effect.COMMIT : Effect.MAY_END;
+        }
+        if (dialect == Dialect.POSTGRESQL && is(sql, start, end, "ABORT")) {
+            return nothingMoreThanWork(sql, next, nextEnd, dialect) ? Effect.ROLLBACK : Effect.MAY_END;
+        }
+        if (is(sql, start, end, "ROLLBACK")) {
+            if (next < 0) {
+                return Effect.MAY_END;
+            }
+            if (is(sql, next, nextEnd, "WORK") || is(sql, next, nextEnd, "TRANSACTION")) {
+                next = skip(sql, nextEnd, dialect);
+                if (next < 0) {
                     return Effect.MAY_END;
                 }
-                return endsWithOptional(words) ? Effect.COMMIT : Effect.MAY_END;
+                nextEnd = wordEnd(sql, next);
             }
-            case "ABORT" -> {
-                return dialect == Dialect.POSTGRESQL && endsWithOptional(words) ? Effect.ROLLBACK : Effect.MAY_END;
+            if (trailing(sql, next)) {
+                return Effect.ROLLBACK;
             }
-            case "ROLLBACK" -> {
-                String second = words.next();
-                if (second != null && (second.equals("WORK") || second.equals("TRANSACTION"))) {
-                    second = words.next();
-                }
-                if (second == null) {
-                    return Effect.ROLLBACK;
-                }
-                if (second.equals("TO")) {
-                    return Effect.ROLLBACK_TO_SAVEPOINT;
-                }
+            return is(sql, next, nextEnd, "TO") ? Effect.ROLLBACK_TO_SAVEPOINT : Effect.MAY_END;
+        }
+        if (is(sql, start, end, "SAVEPOINT")) {
+            return Effect.SAVEPOINT;
+        }
+        if (is(sql, start, end, "RELEASE")) {
+            return Effect.RELEASE_SAVEPOINT;
+        }
+        if (is(sql, start, end, "SET")) {
+            // PostgreSQL has no server-side autocommit; MariaDB's and H2's SET AUTOCOMMIT may commit
+            return dialect == Dialect.POSTGRESQL || !mentionsAutocommit(sql) ? Effect.NONE : Effect.MAY_END;
+        }
+        if (isAny(sql, start, end, IMPLICITLY_COMMITTING)) {
+            if (dialect == Dialect.POSTGRESQL) {
+                return Effect.NONE;   // transactional DDL
+            }
+            if (dialect == Dialect.MARIADB && next >= 0 && (is(sql, next, nextEnd, "TEMPORARY")
+                    || (is(sql, start, end, "CREATE") && is(sql, next, nextEnd, "OR")))) {
+                // temporary tables commit nothing on MariaDB; CREATE OR REPLACE: say "may"
                 return Effect.MAY_END;
             }
-            case "SAVEPOINT" -> {
-                return Effect.SAVEPOINT;
-            }
-            case "RELEASE" -> {
-                return Effect.RELEASE_SAVEPOINT;
-            }
-            case "SET" -> {
-                // PostgreSQL has no server-side autocommit; MariaDB's and H2's SET AUTOCOMMIT may commit
-                return dialect == Dialect.POSTGRESQL || !mentionsAutocommit(sql) ? Effect.NONE : Effect.MAY_END;
-            }
-            default -> {
-                if (isAny(first, IMPLICITLY_COMMITTING)) {
-                    if (dialect == Dialect.POSTGRESQL) {
-                        return Effect.NONE;   // transactional DDL
-                    }
-                    String second = words.next();
-                    if (dialect == Dialect.MARIADB && ("TEMPORARY".equals(second)
-                            || (first.equals("CREATE") && "OR".equals(second)))) {
-                        // temporary tables commit nothing on MariaDB; CREATE OR REPLACE: say "may"
-                        return Effect.MAY_END;
-                    }
-                    return dialect == Dialect.GENERIC ? Effect.MAY_END : Effect.IMPLICIT_COMMIT;
-                }
-                return Effect.MAY_END;
-            }
+            return dialect == Dialect.GENERIC ? Effect.MAY_END : Effect.IMPLICIT_COMMIT;
         }
+        return Effect.MAY_END;
     }
 
-    /** True when nothing but {@code WORK}/{@code TRANSACTION} follows the first word. */
-    private static boolean endsWithOptional(Words words) {
-        String next = words.next();
-        if (next != null && (next.equals("WORK") || next.equals("TRANSACTION"))) {
-            next = words.next();
+    /** True when, from {@code next} on, there is at most {@code WORK} or {@code TRANSACTION}. */
+    private static boolean nothingMoreThanWork(String sql, int next, int nextEnd, Dialect dialect) {
+        if (next < 0) {
+            return false;
         }
-        return next == null && !words.unreadable;
-    }
-
-    /** True when the text holds one statement: no semicolon other than trailing ones. */
-    private static boolean single(String sql, int from) {
-        int semicolon = sql.indexOf(';', from);
-        if (semicolon < 0) {
+        if (trailing(sql, next)) {
             return true;
         }
-        for (int i = semicolon; i < sql.length(); i++) {
+        if (!is(sql, next, nextEnd, "WORK") && !is(sql, next, nextEnd, "TRANSACTION")) {
+            return false;
+        }
+        int after = skip(sql, nextEnd, dialect);
+        return after >= 0 && trailing(sql, after);
+    }
+
+    /** True when only semicolons and white space are left from {@code from}. */
+    private static boolean trailing(String sql, int from) {
+        for (int i = from; i < sql.length(); i++) {
             char c = sql.charAt(i);
             if (c != ';' && !Character.isWhitespace(c)) {
                 return false;
             }
         }
         return true;
+    }
+
+    /** True when the text holds one statement: no semicolon other than trailing ones. */
+    private static boolean single(String sql, int from) {
+        int semicolon = sql.indexOf(';', from);
+        return semicolon < 0 || trailing(sql, semicolon);
     }
 
     private static boolean mentionsAutocommit(String sql) {
@@ -165,110 +181,84 @@ final class TransactionText {
         return false;
     }
 
-    private static boolean isAny(String word, String[] words) {
-        for (String candidate : words) {
-            if (candidate.equals(word)) {
+    private static boolean is(String sql, int start, int end, String word) {
+        return end - start == word.length() && sql.regionMatches(true, start, word, 0, word.length());
+    }
+
+    private static boolean isAny(String sql, int start, int end, String[] words) {
+        for (String word : words) {
+            if (is(sql, start, end, word)) {
                 return true;
             }
         }
         return false;
     }
 
+    /** The end of the word (ASCII letters and '_') at {@code start}. */
+    private static int wordEnd(String sql, int start) {
+        int i = start;
+        while (i < sql.length()) {
+            char c = sql.charAt(i);
+            if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_')) {
+                break;
+            }
+            i++;
+        }
+        return i;
+    }
+
     /**
-     * The leading words of a text, upper-cased, past white space and comments. Only words are
-     * read: anything else ends the reading (a '(' is returned as a word of its own).
+     * The position of the first character from {@code position} that is neither white space nor
+     * inside a comment; -1 when a comment does not end, or an executable comment (SQL to MariaDB)
+     * starts.
      */
-    private static final class Words {
-        private final String sql;
-        private final Dialect dialect;
-        int position;
-        /** True when a comment does not end: the text is not what it seems. */
-        boolean unreadable;
-
-        Words(String sql, Dialect dialect) {
-            this.sql = sql;
-            this.dialect = dialect;
-        }
-
-        String next() {
-            skipBlanksAndComments();
-            int n = sql.length();
-            if (unreadable || position >= n) {
-                return null;
-            }
-            char c = sql.charAt(position);
-            if (c == '(') {
-                position++;
-                return "(";
-            }
-            int start = position;
-            while (position < n && isWordChar(sql.charAt(position))) {
-                position++;
-            }
-            if (position == start) {
-                return null;
-            }
-            return sql.substring(start, position).toUpperCase(java.util.Locale.ROOT);
-        }
-
-        private static boolean isWordChar(char c) {
-            return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-        }
-
-        private void skipBlanksAndComments() {
-            int n = sql.length();
-            while (position < n) {
-                char c = sql.charAt(position);
-                if (Character.isWhitespace(c)) {
-                    position++;
-                } else if (c == '-' && position + 1 < n && sql.charAt(position + 1) == '-') {
-                    skipLine();
-                } else if (c == '#' && dialect == Dialect.MARIADB) {
-                    skipLine();
-                } else if (c == '/' && position + 1 < n && sql.charAt(position + 1) == '*') {
-                    if (dialect == Dialect.MARIADB && position + 2 < n && sql.charAt(position + 2) == '!') {
-                        // an executable comment is SQL to MariaDB
-                        unreadable = true;
-                        return;
-                    }
-                    skipBlock();
-                    if (unreadable) {
-                        return;
-                    }
-                } else {
-                    return;
+    private static int skip(String sql, int position, Dialect dialect) {
+        int n = sql.length();
+        int i = position;
+        while (i < n) {
+            char c = sql.charAt(i);
+            if (Character.isWhitespace(c)) {
+                i++;
+            } else if ((c == '-' && i + 1 < n && sql.charAt(i + 1) == '-') || (c == '#' && dialect == Dialect.MARIADB)) {
+                while (i < n && sql.charAt(i) != '\n' && sql.charAt(i) != '\r') {
+                    i++;
                 }
-            }
-        }
-
-        private void skipLine() {
-            int n = sql.length();
-            while (position < n && sql.charAt(position) != '\n' && sql.charAt(position) != '\r') {
-                position++;
-            }
-        }
-
-        private void skipBlock() {
-            int n = sql.length();
-            boolean nests = dialect != Dialect.MARIADB;
-            int depth = 0;
-            while (position < n) {
-                if (sql.startsWith("/*", position)) {
-                    if (depth == 0 || nests) {
-                        depth++;
-                    }
-                    position += 2;
-                } else if (sql.startsWith("*/", position)) {
-                    depth--;
-                    position += 2;
-                    if (depth == 0) {
-                        return;
-                    }
-                } else {
-                    position++;
+            } else if (c == '/' && i + 1 < n && sql.charAt(i + 1) == '*') {
+                if (dialect == Dialect.MARIADB && i + 2 < n && sql.charAt(i + 2) == '!') {
+                    return -1;
                 }
+                i = skipBlock(sql, i, dialect != Dialect.MARIADB);
+                if (i < 0) {
+                    return -1;
+                }
+            } else {
+                return i;
             }
-            unreadable = true;
         }
+        return i;
+    }
+
+    /** The position after the block comment at {@code start}, or -1 when it does not end. */
+    private static int skipBlock(String sql, int start, boolean nests) {
+        int n = sql.length();
+        int depth = 0;
+        int i = start;
+        while (i < n) {
+            if (sql.startsWith("/*", i)) {
+                if (depth == 0 || nests) {
+                    depth++;
+                }
+                i += 2;
+            } else if (sql.startsWith("*/", i)) {
+                depth--;
+                i += 2;
+                if (depth == 0) {
+                    return i;
+                }
+            } else {
+                i++;
+            }
+        }
+        return -1;
     }
 }

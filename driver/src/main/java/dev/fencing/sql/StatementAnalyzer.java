@@ -51,6 +51,8 @@ public final class StatementAnalyzer {
      * so that a test can show the database guard's triggers alone hold.
      */
     static boolean rewriteOffForTests;
+    /** How many texts were analysed (cache misses): for the plan cache's hit ratio in events. */
+    private final java.util.concurrent.atomic.AtomicLong analyses = new java.util.concurrent.atomic.AtomicLong();
 
     public StatementAnalyzer(FencingConfig config, Dialect dialect) {
         this.config = config;
@@ -146,7 +148,13 @@ public final class StatementAnalyzer {
         return false;
     }
 
+    /** How many texts this analyzer has analysed (each a plan-cache miss) so far. */
+    public long analyses() {
+        return analyses.get();
+    }
+
     private FencePlan analyze(String sql) {
+        analyses.incrementAndGet();
         try {
             return new Analysis(sql).run();
         } catch (RuntimeException | StackOverflowError e) {

@@ -177,6 +177,47 @@ abstract class EpochGuardContract extends OrdersFixture {
         return List.of();
     }
 
+    /** The text that begins a transaction while JDBC auto-commit is on. */
+    String beginText() {
+        return "BEGIN";
+    }
+
+    @Test
+    void aTransactionBegunAsTextUnderAutoCommitIsTheOneTheCheckRunsIn() throws Exception {
+        account(1, 100);
+        Connection connection = connection(process());
+        assertThat(connection.getAutoCommit()).isTrue();
+        as(lock, 5, () -> {
+            try (Statement statement = connection.createStatement()) {
+                statement.execute(beginText());
+                statement.executeUpdate("UPDATE accounts SET balance = 7 WHERE id = 1");
+                // the check must not have committed the application's transaction with a short one of its own
+                statement.execute("ROLLBACK");
+            }
+            return null;
+        });
+        assertThat(balance(1)).isEqualTo(100L);
+        assertGuardNotLocked(lock);
+    }
+
+    @Test
+    void aClaimInATransactionBegunAsTextThatRollsBackIsNotSharedWithTheDataSourcesOtherConnections()
+            throws Exception {
+        FencingDataSource process = process();
+        Connection first = connection(process);
+        try (Statement statement = first.createStatement()) {
+            // begun before the tenure's first statement, so that its claim goes out inside this transaction
+            statement.execute(beginText());
+            as(lock, 9, () -> query(first, "SELECT COUNT(*) FROM accounts"));
+            statement.execute("ROLLBACK");
+        }
+        assertThat(guard(lock)).as("the rolled-back claim").isNull();
+        Connection second = connection(process);
+        as(lock, 9, () -> query(second, "SELECT COUNT(*) FROM accounts"));
+        // the second connection claimed for itself: the first one's claim was never committed
+        assertThat(guard(lock)).isEqualTo(9L);
+    }
+
     // ---- the stale holder ------------------------------------------------------------------
 
     @Test

@@ -1,0 +1,34 @@
+package dev.fencing.jdbc;
+
+import dev.fencing.sql.FencePlan;
+
+/**
+ * What {@link Pipeline#admit} decided for one execution, handed to every later step: the plan,
+ * the fence (read once from the thread) and the lock it belongs to, the application's values, and
+ * what the text does to the transaction. Later it also holds the execution's results that are read
+ * after it returned (the pending zero-row check of a fenced write that returns rows, the last
+ * result set).
+ *
+ * <p>Owned by one statement and filled again by each of its executions (so the hot path allocates
+ * nothing for it); what must outlive an execution (a batch entry, a returning check) is copied.
+ * Package-private fields, like a record's components, read by the pipeline and the wrappers.
+ */
+final class Execution {
+
+    FencePlan plan;
+    /** The fence the statement carries; 0 when none was in scope. */
+    long fence;
+    /** The lock the fence belongs to; null when none was named (or the fence was not needed). */
+    String lock;
+    /** The application's values (prepared statements whose diagnosis needs them), else null. */
+    Object[] values;
+    TransactionText.Effect effect = TransactionText.Effect.NONE;
+
+    /** The zero-row check waiting for the result set of a fenced write that returned rows. */
+    ReturningCheck pendingCheck;
+    FencedResultSet lastResult;
+
+    boolean fenced() {
+        return plan != null && plan.kind() == FencePlan.Kind.FENCED;
+    }
+}
