@@ -43,6 +43,9 @@ abstract class DatabaseGuardContract {
     /** The text that makes a raw session hold {@code fence}, as a console user could. */
     abstract String setSessionFence(long fence);
 
+    /** The text that makes a raw session name {@code lock} as its fence's lock. */
+    abstract String setSessionLock(String lock);
+
     /** True when the database can write through a plain view. */
     boolean updatableViews() {
         return true;
@@ -288,6 +291,45 @@ abstract class DatabaseGuardContract {
         }
         assertThat(order(1)).isEqualTo("paid@7");
         assertThat(order(2)).isEqualTo("pending@5");
+    }
+
+    @Test
+    void epochTablesAreCheckedAgainstTheGuardRowOfTheSessionsLock() throws Exception {
+        String lock = "acct:" + dev.fencing.testing.TestDatabases.uniqueName();
+        FencingConfig epoch = FencingConfig.builder().tables(schema() + ".orders", schema() + ".accounts")
+                .tableMode(schema() + ".accounts", FencingConfig.Mode.EPOCH)
+                .databaseGuard(FencingConfig.Guard.REQUIRED).build();
+        sql("DROP TABLE IF EXISTS accounts", "CREATE TABLE accounts (id BIGINT PRIMARY KEY, balance BIGINT NOT NULL)",
+                "INSERT INTO accounts (id, balance) VALUES (1, 100)");
+        EpochGuards.createTable(raw(), epoch);
+        DatabaseGuard.install(raw(), epoch);
+        try {
+            SQLException refused = catchThrowableOfType(SQLException.class,
+                    () -> sql("UPDATE accounts SET balance = 0 WHERE id = 1"));
+            assertThat(refused.getSQLState()).isEqualTo("ZF002");
+            try (FencingDataSource fenced = new FencingDataSource(raw(), epoch);
+                 Connection connection = fenced.getConnection(); Statement statement = connection.createStatement();
+                 Fence.Scope scope = Fence.enter(lock, 5)) {
+                assertThat(statement.executeUpdate("UPDATE accounts SET balance = 90 WHERE id = 1")).isEqualTo(1);
+            }
+            EpochGuards.claim(raw(), epoch, lock, 7);
+            try (Connection console = raw().getConnection(); Statement statement = console.createStatement()) {
+                statement.execute(setSessionFence(5));
+                statement.execute(setSessionLock(lock));
+                SQLException stale = catchThrowableOfType(SQLException.class,
+                        () -> statement.executeUpdate("UPDATE accounts SET balance = 0 WHERE id = 1"));
+                assertThat(stale.getSQLState()).isEqualTo("ZF001");
+                statement.execute(setSessionFence(7));
+                assertThat(statement.executeUpdate("UPDATE accounts SET balance = 70 WHERE id = 1")).isEqualTo(1);
+            }
+            try (Connection console = raw().getConnection(); Statement statement = console.createStatement();
+                 ResultSet rows = statement.executeQuery("SELECT balance FROM accounts WHERE id = 1")) {
+                rows.next();
+                assertThat(rows.getLong(1)).isEqualTo(70);
+            }
+        } finally {
+            DatabaseGuard.remove(raw(), epoch);
+        }
     }
 
     // ---- installing, verifying, migrating ------------------------------------------------------------

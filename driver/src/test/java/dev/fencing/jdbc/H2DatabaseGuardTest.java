@@ -38,6 +38,11 @@ public class H2DatabaseGuardTest extends DatabaseGuardContract {
     }
 
     @Override
+    String setSessionLock(String lock) {
+        return "SET @FENCING_LOCK = '" + lock + "'";
+    }
+
+    @Override
     String setSessionFence(long fence) {
         return "SET @FENCING_FENCE = " + fence;
     }

@@ -47,6 +47,11 @@ class MariaDbDatabaseGuardTest extends DatabaseGuardContract {
     }
 
     @Override
+    String setSessionLock(String lock) {
+        return "SET @fencing_lock = '" + lock + "'";
+    }
+
+    @Override
     String setSessionFence(long fence) {
         return "SET @fencing_fence = " + fence;
     }

@@ -1,6 +1,7 @@
 package dev.fencing.jdbc;
 
 import dev.fencing.Fence;
+import dev.fencing.FencingConfig;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.postgresql.PGConnection;
@@ -40,6 +41,11 @@ class PostgresDatabaseGuardTest extends DatabaseGuardContract {
     List<String> payFunction() {
         return List.of("CREATE OR REPLACE FUNCTION pay(order_id BIGINT) RETURNS INT LANGUAGE sql AS"
                 + " 'UPDATE orders SET status = ''paid'' WHERE id = order_id; SELECT 1'");
+    }
+
+    @Override
+    String setSessionLock(String lock) {
+        return "SELECT set_config('fencing.lock', '" + lock + "', false)";
     }
 
     @Override
@@ -169,5 +175,31 @@ class PostgresDatabaseGuardTest extends DatabaseGuardContract {
         assertThatThrownBy(() -> fenced(12, "CALL pay_proc(1)")).isInstanceOf(dev.fencing.FencingException.class)
                 .hasMessageContaining("fencing.database-guard");
         assertThat(order(1)).isEqualTo("pending@5");
+    }
+
+    @Test
+    void partitionsAndInheritanceChildrenAreGuardedToo() throws Exception {
+        FencingConfig partitioned = FencingConfig.builder().tables(schema() + ".ledger", schema() + ".legacy")
+                .databaseGuard(FencingConfig.Guard.REQUIRED).build();
+        sql("CREATE TABLE ledger (id BIGINT, last_fence BIGINT NOT NULL DEFAULT 0) PARTITION BY RANGE (id)",
+                "CREATE TABLE ledger_low PARTITION OF ledger FOR VALUES FROM (0) TO (100)",
+                "CREATE TABLE ledger_high PARTITION OF ledger FOR VALUES FROM (100) TO (1000)",
+                "CREATE TABLE legacy (id BIGINT, last_fence BIGINT NOT NULL DEFAULT 0)",
+                "CREATE TABLE legacy_2020 () INHERITS (legacy)");
+        try {
+            DatabaseGuard.install(raw(), partitioned);
+            DatabaseGuard.verify(raw(), partitioned);
+            for (String write : List.of("INSERT INTO ledger (id) VALUES (5)", "INSERT INTO ledger_high (id) VALUES (500)",
+                    "INSERT INTO legacy_2020 (id) VALUES (1)", "TRUNCATE ledger_low")) {
+                SQLException refused = catchThrowableOfType(SQLException.class, () -> sql(write));
+                assertThat(refused.getSQLState()).as(write).isEqualTo("ZF002");
+            }
+            sql("DROP TRIGGER fencing_guard ON legacy_2020");
+            assertThat(catchThrowableOfType(dev.fencing.FencingException.class,
+                    () -> DatabaseGuard.verify(raw(), partitioned)).getMessage()).contains("legacy_2020");
+        } finally {
+            DatabaseGuard.remove(raw(), partitioned);
+            sql("DROP TABLE ledger", "DROP TABLE legacy CASCADE");
+        }
     }
 }
