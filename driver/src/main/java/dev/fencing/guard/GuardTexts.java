@@ -2,8 +2,6 @@ package dev.fencing.guard;
 
 import dev.fencing.sql.Dialect;
 
-import java.util.Locale;
-
 /**
  * Texts an application has no business sending when the database guard is required: they name
  * the session variables the triggers trust, the guard's triggers and functions, or PostgreSQL's
@@ -20,16 +18,47 @@ public final class GuardTexts {
     private GuardTexts() {
     }
 
+    /** True when {@code sql} names one of them, in any case; allocation-free (it runs before every statement). */
     public static boolean touchesGuard(String sql, Dialect dialect) {
-        if (sql.indexOf('f') < 0 && sql.indexOf('F') < 0 && sql.indexOf('s') < 0 && sql.indexOf('S') < 0) {
-            return false;
-        }
-        String lower = sql.toLowerCase(Locale.ROOT);
-        for (String name : NAMES) {
-            if (lower.contains(name)) {
-                return true;
+        int n = sql.length();
+        for (int i = 0; i < n; i++) {
+            char c = sql.charAt(i);
+            if (c == 'f' || c == 'F') {
+                for (String name : NAMES) {
+                    if (name.charAt(0) == 'f' && sql.regionMatches(true, i, name, 0, name.length())) {
+                        return true;
+                    }
+                }
+                if (quotedSetting(sql, i)) {
+                    return true;
+                }
+            } else if (c == 's' || c == 'S') {
+                if (sql.regionMatches(true, i, "session_replication_role", 0, 24)
+                        || dialect == Dialect.POSTGRESQL && sql.regionMatches(true, i, "set_config", 0, 10)) {
+                    return true;
+                }
             }
         }
-        return dialect == Dialect.POSTGRESQL && lower.contains("set_config");
+        return false;
+    }
+
+    /** {@code "fencing"."fence"} and the like: the setting's name with its parts quoted. */
+    private static boolean quotedSetting(String sql, int at) {
+        if (!sql.regionMatches(true, at, "fencing", 0, 7)) {
+            return false;
+        }
+        int i = at + 7;
+        if (i < sql.length() && (sql.charAt(i) == '"' || sql.charAt(i) == '`')) {
+            i++;
+        }
+        if (i >= sql.length() || sql.charAt(i) != '.') {
+            return false;
+        }
+        i++;
+        if (i < sql.length() && (sql.charAt(i) == '"' || sql.charAt(i) == '`')) {
+            i++;
+        }
+        return sql.regionMatches(true, i, "fence", 0, 5) || sql.regionMatches(true, i, "lock", 0, 4)
+                || sql.regionMatches(true, i, "migration", 0, 9);
     }
 }

@@ -160,7 +160,7 @@ class PostgresDatabaseGuardTest extends DatabaseGuardContract {
     @Test
     void textsThatTouchTheGuardAreRefused() throws Exception {
         for (String text : List.of("SELECT set_config('fencing.fence', '99', false)", "SET fencing.fence = '99'",
-                "SET session_replication_role = replica", "ALTER TABLE orders DISABLE TRIGGER fencing_guard",
+                "SET session_replication_role = replica", "SET \"fencing\".\"fence\" = '99'", "ALTER TABLE orders DISABLE TRIGGER fencing_guard",
                 "DROP FUNCTION fencing_guard_row() CASCADE")) {
             assertThatThrownBy(() -> fenced(0, text), text).isInstanceOf(dev.fencing.UnfenceableStatementException.class);
         }
