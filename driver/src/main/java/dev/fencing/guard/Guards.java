@@ -10,13 +10,11 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 
 /** The guard's operations on one raw connection, dispatched by dialect; behind {@link dev.fencing.jdbc.DatabaseGuard}. */
 public final class Guards {
 
-    private static final Logger LOG = Logger.getLogger(Guards.class.getName());
+    private static final System.Logger LOG = System.getLogger(Guards.class.getName());
 
     private Guards() {
     }
@@ -94,6 +92,6 @@ public final class Guards {
 
     /** Logged once per migration so that writes without a fence always leave a trace. */
     static void logMigration(String reason) {
-        LOG.log(Level.WARNING, "fencing: database guard bypassed for a migration: {0}", reason);
+        LOG.log(System.Logger.Level.WARNING, "fencing-jdbc: database guard bypassed for a migration: {0}", reason);
     }
 }

@@ -15,7 +15,6 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -374,9 +373,5 @@ final class MariaDbGuard implements DialectGuard {
 
     static String ident(String name) {
         return "`" + name.replace("`", "``") + "`";
-    }
-
-    static String lower(String s) {
-        return s.toLowerCase(Locale.ROOT);
     }
 }
