@@ -1,5 +1,6 @@
 package dev.fencing;
 
+import dev.fencing.config.ConfigKey;
 import dev.fencing.config.Identifiers;
 import dev.fencing.config.TableName;
 
@@ -29,24 +30,22 @@ import java.util.Set;
  */
 public final class FencingConfig {
 
-    public static final String TABLES = "fencing.tables";
-    public static final String COLUMN = "fencing.column";
-    public static final String COMPARISON = "fencing.comparison";
-    public static final String ON_ZERO_ROWS = "fencing.on-zero-rows";
-    public static final String MODE = "fencing.mode";
-    public static final String PROCEDURE_CALLS = "fencing.procedure-calls";
-    public static final String PLAN_CACHE_SIZE = "fencing.plan-cache-size";
-    public static final String PARSE_TIMEOUT_MILLIS = "fencing.parse-timeout-millis";
-    public static final String EPOCH_TABLE = "fencing.epoch-table";
-    public static final String DATABASE_GUARD = "fencing.database-guard";
-    public static final String CONFIG = "fencing.config";
+    public static final String TABLES = ConfigKey.TABLES.key();
+    public static final String COLUMN = ConfigKey.COLUMN.key();
+    public static final String COMPARISON = ConfigKey.COMPARISON.key();
+    public static final String ON_ZERO_ROWS = ConfigKey.ON_ZERO_ROWS.key();
+    public static final String MODE = ConfigKey.MODE.key();
+    public static final String PROCEDURE_CALLS = ConfigKey.PROCEDURE_CALLS.key();
+    public static final String PLAN_CACHE_SIZE = ConfigKey.PLAN_CACHE_SIZE.key();
+    public static final String PARSE_TIMEOUT_MILLIS = ConfigKey.PARSE_TIMEOUT_MILLIS.key();
+    public static final String EPOCH_TABLE = ConfigKey.EPOCH_TABLE.key();
+    public static final String DATABASE_GUARD = ConfigKey.DATABASE_GUARD.key();
+    public static final String CONFIG = ConfigKey.CONFIG.key();
     /** The prefix of the javaagent's own keys, which this class accepts and leaves to the agent. */
     public static final String AGENT_PREFIX = "fencing.agent.";
-    static final String TABLE_PREFIX = "fencing.table.";
-    static final String TABLE_MODE_SUFFIX = ".mode";
 
     /** The prefix of every key fencing-jdbc reads; such keys are never passed to a delegate driver. */
-    public static final String KEY_PREFIX = "fencing.";
+    public static final String KEY_PREFIX = ConfigKey.PREFIX;
 
     /** How a write's fence is compared with the fence already on a row. */
     public enum Comparison {
@@ -300,7 +299,7 @@ public final class FencingConfig {
         properties.setProperty(COMPARISON, comparison.toString());
         properties.setProperty(ON_ZERO_ROWS, onZeroRows.toString());
         properties.setProperty(MODE, mode.toString());
-        tableModes.forEach((t, m) -> properties.setProperty(TABLE_PREFIX + t + TABLE_MODE_SUFFIX, m.toString()));
+        tableModes.forEach((t, m) -> properties.setProperty(ConfigKey.modeKeyOf(t.toString()), m.toString()));
         properties.setProperty(PROCEDURE_CALLS, procedureCalls.toString());
         properties.setProperty(PLAN_CACHE_SIZE, Integer.toString(planCacheSize));
         properties.setProperty(PARSE_TIMEOUT_MILLIS, Long.toString(parseTimeoutMillis));
@@ -334,16 +333,16 @@ public final class FencingConfig {
     /** Collects settings; {@link #build()} validates them together. Not thread-safe. */
     public static final class Builder {
         private final Set<TableName> tables = new LinkedHashSet<>();
-        private String column = "last_fence";
+        private String column = ConfigKey.COLUMN.defaultValue();
         private Comparison comparison = Comparison.NEWER_OR_EQUAL;
         private ZeroRows onZeroRows = ZeroRows.DIAGNOSE;
         private Mode mode = Mode.ROW;
         private final Map<TableName, Mode> tableModes = new LinkedHashMap<>();
         private ProcedureCalls procedureCalls = ProcedureCalls.ALLOW;
-        private int planCacheSize = 2048;
-        private long parseTimeoutMillis = 2000;
-        private String epochTable = "fencing_epochs";
-        private Guard databaseGuard = Guard.OFF;
+        private int planCacheSize = Integer.parseInt(ConfigKey.PLAN_CACHE_SIZE.defaultValue());
+        private long parseTimeoutMillis = Long.parseLong(ConfigKey.PARSE_TIMEOUT_MILLIS.defaultValue());
+        private String epochTable = ConfigKey.EPOCH_TABLE.defaultValue();
+        private Guard databaseGuard = Guard.valueOf(ConfigKey.DATABASE_GUARD.defaultValue().toUpperCase(java.util.Locale.ROOT));
 
         private Builder() {
         }
@@ -358,7 +357,7 @@ public final class FencingConfig {
 
         /** Adds one fenced table, {@code table} or {@code schema.table}. */
         public Builder table(String name) {
-            tables.add(parseTable(TABLES, name));
+            tables.add(parseTable(ConfigKey.TABLES, TABLES, name));
             return this;
         }
 
@@ -367,15 +366,12 @@ public final class FencingConfig {
          * else the name of its {@code jakarta.persistence.Table} / {@code javax.persistence.Table}.
          */
         public Builder fencedEntity(Class<?> entity) {
-            tables.add(parseTable(TABLES, tableOfEntity(entity)));
+            tables.add(parseTable(ConfigKey.TABLES, TABLES, tableOfEntity(entity)));
             return this;
         }
 
         public Builder column(String column) {
-            if (!Identifiers.isPlain(column)) {
-                throw invalid(COLUMN, column, "a plain SQL identifier (letters, digits, _; not starting with a digit)");
-            }
-            this.column = column;
+            this.column = ConfigKey.COLUMN.check(column);
             return this;
         }
 
@@ -396,8 +392,8 @@ public final class FencingConfig {
 
         /** Sets the mode of one table (which is also added to the fenced tables). */
         public Builder tableMode(String table, Mode mode) {
-            String key = TABLE_PREFIX + table + TABLE_MODE_SUFFIX;
-            TableName name = parseTable(key, table);
+            String key = ConfigKey.modeKeyOf(table);
+            TableName name = parseTable(ConfigKey.TABLE_MODE, key, table);
             tables.add(name);
             tableModes.put(name, Objects.requireNonNull(mode, key));
             return this;
@@ -409,24 +405,18 @@ public final class FencingConfig {
         }
 
         public Builder planCacheSize(int size) {
-            if (size < 16 || size > 1_000_000) {
-                throw invalid(PLAN_CACHE_SIZE, Integer.toString(size), "a whole number from 16 to 1000000");
-            }
-            this.planCacheSize = size;
+            this.planCacheSize = (int) ConfigKey.PLAN_CACHE_SIZE.checkRange(size);
             return this;
         }
 
         public Builder parseTimeoutMillis(long millis) {
-            if (millis < 1 || millis > 60_000) {
-                throw invalid(PARSE_TIMEOUT_MILLIS, Long.toString(millis), "a whole number of milliseconds from 1 to 60000");
-            }
-            this.parseTimeoutMillis = millis;
+            this.parseTimeoutMillis = ConfigKey.PARSE_TIMEOUT_MILLIS.checkRange(millis);
             return this;
         }
 
         /** The guard table of epoch mode (default {@code fencing_epochs}). */
         public Builder epochTable(String table) {
-            parseTable(EPOCH_TABLE, table);
+            parseTable(ConfigKey.EPOCH_TABLE, EPOCH_TABLE, table);
             this.epochTable = table.trim();
             return this;
         }
@@ -437,44 +427,39 @@ public final class FencingConfig {
             return this;
         }
 
-        /** Sets one {@code fencing.*} key from its text form, as a properties file would. */
+        /**
+         * Sets one {@code fencing.*} key from its text form, as a properties file would. The key must
+         * be one of {@link ConfigKey}'s (or the javaagent's {@code fencing.agent.*}, left to the agent).
+         */
         public Builder set(String key, String value) {
             Objects.requireNonNull(key, "key");
-            String text = value == null ? "" : value.trim();
-            switch (key) {
-                case TABLES -> {
-                    for (String part : text.split(",")) {
-                        if (!part.isBlank()) {
-                            tables.add(parseTable(TABLES, part.trim()));
-                        }
-                    }
-                }
+            if (key.startsWith(AGENT_PREFIX)) {
+                // read (and validated) by the agent, so that one fencing.properties serves both
+                return this;
+            }
+            ConfigKey known = ConfigKey.of(key);
+            String text = known.check(value);
+            // a switch expression, so that a key added to ConfigKey does not compile until it is handled here
+            return switch (known) {
+                case TABLES -> tableList(text);
                 case COLUMN -> column(text);
-                case COMPARISON -> comparison(choice(key, text, Comparison.values()));
-                case ON_ZERO_ROWS -> onZeroRows(choice(key, text, ZeroRows.values()));
-                case MODE -> mode(choice(key, text, Mode.values()));
-                case PROCEDURE_CALLS -> procedureCalls(choice(key, text, ProcedureCalls.values()));
-                case PLAN_CACHE_SIZE -> planCacheSize((int) number(key, text, "a whole number from 16 to 1000000"));
-                case PARSE_TIMEOUT_MILLIS -> parseTimeoutMillis(number(key, text, "a whole number of milliseconds from 1 to 60000"));
+                case COMPARISON -> comparison(choice(known, text, Comparison.values()));
+                case ON_ZERO_ROWS -> onZeroRows(choice(known, text, ZeroRows.values()));
+                case MODE -> mode(choice(known, text, Mode.values()));
+                case TABLE_MODE -> tableMode(ConfigKey.tableOfModeKey(key), choice(known, text, Mode.values()));
                 case EPOCH_TABLE -> epochTable(text);
-                case DATABASE_GUARD -> databaseGuard(choice(key, text, Guard.values()));
-                case CONFIG -> { /* resolved by whoever reads configuration sources */ }
-                default -> {
-                    if (key.startsWith(AGENT_PREFIX)) {
-                        // the javaagent's own keys: read (and validated) by the agent, so that one
-                        // fencing.properties serves the agent and the jdbc:fencing: driver alike
-                        return this;
-                    }
-                    if (key.startsWith(TABLE_PREFIX) && key.endsWith(TABLE_MODE_SUFFIX)
-                            && key.length() > TABLE_PREFIX.length() + TABLE_MODE_SUFFIX.length()) {
-                        String table = key.substring(TABLE_PREFIX.length(), key.length() - TABLE_MODE_SUFFIX.length());
-                        tableMode(table, choice(key, text, Mode.values()));
-                    } else {
-                        throw new IllegalArgumentException("unknown fencing configuration key '" + key
-                                + "'; known keys: " + String.join(", ", TABLES, COLUMN, COMPARISON, ON_ZERO_ROWS,
-                                MODE, TABLE_PREFIX + "<table>" + TABLE_MODE_SUFFIX, PROCEDURE_CALLS,
-                                PLAN_CACHE_SIZE, PARSE_TIMEOUT_MILLIS, EPOCH_TABLE, DATABASE_GUARD, CONFIG));
-                    }
+                case PROCEDURE_CALLS -> procedureCalls(choice(known, text, ProcedureCalls.values()));
+                case PLAN_CACHE_SIZE -> planCacheSize(Integer.parseInt(text));
+                case PARSE_TIMEOUT_MILLIS -> parseTimeoutMillis(Long.parseLong(text));
+                case DATABASE_GUARD -> databaseGuard(choice(known, text, Guard.values()));
+                case CONFIG -> this; // resolved by whoever reads the configuration sources
+            };
+        }
+
+        private Builder tableList(String text) {
+            for (String part : text.split(",")) {
+                if (!part.isBlank()) {
+                    tables.add(parseTable(ConfigKey.TABLES, TABLES, part.trim()));
                 }
             }
             return this;
@@ -493,52 +478,40 @@ public final class FencingConfig {
             TableName guard = TableName.parse(epochTable);
             for (TableName fenced : tables) {
                 if (fenced.matches(guard)) {
-                    throw invalid(EPOCH_TABLE, epochTable, "a table that is not itself fenced (it is in " + TABLES + ")");
+                    throw new IllegalArgumentException("invalid value '" + epochTable + "' for " + EPOCH_TABLE
+                            + "; allowed: a table that is not itself fenced (it is in " + TABLES + ")");
                 }
             }
             return new FencingConfig(this);
         }
 
-        private static TableName parseTable(String key, String written) {
+        private static TableName parseTable(ConfigKey key, String spelledKey, String written) {
             if (written == null || written.isBlank()) {
-                throw invalid(key, written, "table names, each table or schema.table");
+                throw key.invalid(spelledKey, written);
             }
             List<String> parts = Identifiers.splitQualified(written.trim());
             if (parts.isEmpty() || parts.size() > 2) {
-                throw invalid(key, written, "table or schema.table, each part a plain SQL identifier");
+                throw key.invalid(spelledKey, written);
             }
             for (String part : parts) {
                 if (!Identifiers.isPlain(Identifiers.unquote(part))) {
-                    throw invalid(key, written, "table or schema.table, each part a plain SQL identifier "
+                    throw new IllegalArgumentException("invalid value '" + written + "' for " + spelledKey
+                            + "; allowed: table or schema.table, each part a plain SQL identifier "
                             + "(letters, digits, _; not starting with a digit)");
                 }
             }
             return TableName.parse(written.trim());
         }
 
-        private static <E extends Enum<E>> E choice(String key, String text, E[] values) {
+        /** The enum constant a checked choice names; the registry and the enum must agree (ConfigKeyTest). */
+        private static <E extends Enum<E>> E choice(ConfigKey key, String checked, E[] values) {
             for (E value : values) {
-                if (value.toString().equalsIgnoreCase(text)) {
+                if (value.toString().equals(checked)) {
                     return value;
                 }
             }
-            List<String> allowed = new ArrayList<>();
-            for (E value : values) {
-                allowed.add(value.toString());
-            }
-            throw invalid(key, text, "one of " + String.join(", ", allowed));
-        }
-
-        private static long number(String key, String text, String allowed) {
-            try {
-                return Long.parseLong(text);
-            } catch (NumberFormatException e) {
-                throw invalid(key, text, allowed);
-            }
-        }
-
-        private static IllegalArgumentException invalid(String key, String value, String allowed) {
-            return new IllegalArgumentException("invalid value '" + value + "' for " + key + "; allowed: " + allowed);
+            throw new IllegalStateException(key + " allows '" + checked + "' but " + values[0].getDeclaringClass()
+                    + " has no such value");
         }
 
         private static String tableOfEntity(Class<?> entity) {

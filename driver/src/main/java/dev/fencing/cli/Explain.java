@@ -1,6 +1,7 @@
 package dev.fencing.cli;
 
 import dev.fencing.FencingConfig;
+import dev.fencing.config.ConfigKey;
 import dev.fencing.sql.Dialect;
 import dev.fencing.sql.FencePlan;
 import dev.fencing.sql.StatementAnalyzer;
@@ -58,8 +59,22 @@ final class Explain {
         return out.toString();
     }
 
+    /**
+     * The configuration key a command-line flag sets: every key of {@link ConfigKey} is a flag, its
+     * name without {@code fencing.} ({@code --tables}, {@code --table.orders.mode}); null when the
+     * argument is no such flag.
+     */
+    static ConfigKey keyOfFlag(String argument) {
+        return argument.startsWith("--") ? ConfigKey.find(ConfigKey.PREFIX + argument.substring(2)) : null;
+    }
+
     static void printUsage(PrintStream out) {
-        out.println("usage: java -jar fencing-driver.jar explain [--config FILE] [--tables t1,t2] [--column C]");
-        out.println("            [--comparison newer-or-equal|strictly-newer] [--dialect postgresql|h2|mariadb|generic] SQL");
+        out.println("usage: java -jar fencing-driver.jar explain [--dialect postgresql|h2|mariadb|generic] [OPTIONS] SQL");
+        out.println("options (each a fencing.* configuration key without its prefix):");
+        for (ConfigKey key : ConfigKey.values()) {
+            String flag = "--" + key.key().substring(ConfigKey.PREFIX.length());
+            out.println("  " + flag + " " + (key.kind() == ConfigKey.Kind.CHOICE ? String.join("|", key.choices())
+                    : key.kind().name()) + (key.defaultValue() == null ? "" : "  (default " + key.defaultValue() + ")"));
+        }
     }
 }

@@ -1,6 +1,7 @@
 package dev.fencing.cli;
 
 import dev.fencing.FencingConfig;
+import dev.fencing.config.ConfigKey;
 import dev.fencing.sql.Dialect;
 
 import java.nio.file.Path;
@@ -80,15 +81,15 @@ public final class Main {
         StringBuilder sql = new StringBuilder();
         try {
             for (int i = 0; i < args.length; i++) {
-                switch (args[i]) {
-                    case "--config" -> file = Path.of(args[++i]);
-                    case "--tables" -> properties.setProperty(FencingConfig.TABLES, args[++i]);
-                    case "--column" -> properties.setProperty(FencingConfig.COLUMN, args[++i]);
-                    case "--comparison" -> properties.setProperty(FencingConfig.COMPARISON, args[++i]);
-                    case "--on-zero-rows" -> properties.setProperty(FencingConfig.ON_ZERO_ROWS, args[++i]);
-                    case "--mode" -> properties.setProperty(FencingConfig.MODE, args[++i]);
-                    case "--dialect" -> dialect = Dialect.valueOf(args[++i].toUpperCase(Locale.ROOT));
-                    default -> sql.append(sql.length() == 0 ? "" : " ").append(args[i]);
+                ConfigKey key = Explain.keyOfFlag(args[i]);
+                if (key == ConfigKey.CONFIG) {
+                    file = Path.of(args[++i]);
+                } else if (key != null) {
+                    properties.setProperty(ConfigKey.PREFIX + args[i].substring(2), args[++i]);
+                } else if (args[i].equals("--dialect")) {
+                    dialect = Dialect.valueOf(args[++i].toUpperCase(Locale.ROOT));
+                } else {
+                    sql.append(sql.length() == 0 ? "" : " ").append(args[i]);
                 }
             }
         } catch (ArrayIndexOutOfBoundsException e) {

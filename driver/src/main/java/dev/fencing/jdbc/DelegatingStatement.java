@@ -17,15 +17,13 @@ import java.sql.Statement;
  * <p>The {@code execute*(String)} methods live here because JDBC lets a prepared statement be asked
  * for them too; such texts are planned like those of a plain statement.
  */
-abstract class DelegatingStatement implements Statement {
+abstract class DelegatingStatement extends Execution implements Statement {
 
     final FencedConnection connection;
     final Pipeline pipeline;
     private final Statement delegate;
     private boolean closed;
 
-    /** What the last execution was admitted with, and its results read afterwards. */
-    final Execution execution = new Execution();
     private BatchLog batch;
     /** True when an entry of the pending batch may begin or end the transaction. */
     private boolean batchChangesTransaction;
@@ -58,7 +56,7 @@ abstract class DelegatingStatement implements Statement {
     private <T> T send(String sql, Send<T> send) throws SQLException {
         checkOpen();
         FencePlan plan = connection.plan(sql);
-        Execution e = pipeline.admit(execution, plan, null, pipeline.effectOf(plan));
+        Execution e = pipeline.admit(this, plan, null, pipeline.effectOf(plan));
         String text = e.fenced() ? plan.renderWithFence(e.fence) : sql;
         pipeline.beforeSend(e);
         try {
@@ -143,7 +141,7 @@ abstract class DelegatingStatement implements Statement {
     public void addBatch(String sql) throws SQLException {
         checkOpen();
         FencePlan plan = connection.plan(sql);
-        Execution e = pipeline.admit(execution, plan, null, pipeline.effectOf(plan));
+        Execution e = pipeline.admit(this, plan, null, pipeline.effectOf(plan));
         delegate.addBatch(e.fenced() ? plan.renderWithFence(e.fence) : sql);
         added(e, null);
     }
@@ -172,7 +170,7 @@ abstract class DelegatingStatement implements Statement {
         boolean changesTransaction = batchChangesTransaction;
         batch = null;
         batchChangesTransaction = false;
-        pipeline.beforeBatch(execution, log, delegate);
+        pipeline.beforeBatch(this, log, delegate);
         try {
             int[] counts = delegate.executeBatch();
             if (log != null) {
@@ -193,7 +191,7 @@ abstract class DelegatingStatement implements Statement {
         boolean changesTransaction = batchChangesTransaction;
         batch = null;
         batchChangesTransaction = false;
-        pipeline.beforeBatch(execution, log, delegate);
+        pipeline.beforeBatch(this, log, delegate);
         try {
             long[] counts = delegate.executeLargeBatch();
             if (log != null) {
@@ -222,25 +220,25 @@ abstract class DelegatingStatement implements Statement {
         if (rows == null) {
             return null;
         }
-        if (execution.lastResult == null || !execution.lastResult.wraps(rows)) {
-            ReturningCheck check = execution.pendingCheck;
-            execution.pendingCheck = null;
-            execution.lastResult = new FencedResultSet(connection, this, rows, execution.plan, check);
+        if (lastResult == null || !lastResult.wraps(rows)) {
+            ReturningCheck check = pendingCheck;
+            pendingCheck = null;
+            lastResult = new FencedResultSet(connection, this, rows, plan, check);
         }
-        return execution.lastResult;
+        return lastResult;
     }
 
     @Override
     public boolean getMoreResults() throws SQLException {
         checkOpen();
-        execution.pendingCheck = null;
+        pendingCheck = null;
         return delegate.getMoreResults();
     }
 
     @Override
     public boolean getMoreResults(int current) throws SQLException {
         checkOpen();
-        execution.pendingCheck = null;
+        pendingCheck = null;
         return delegate.getMoreResults(current);
     }
 
@@ -248,7 +246,7 @@ abstract class DelegatingStatement implements Statement {
     public ResultSet getGeneratedKeys() throws SQLException {
         checkOpen();
         ResultSet keys = delegate.getGeneratedKeys();
-        return keys == null ? null : new FencedResultSet(connection, this, keys, execution.plan, null);
+        return keys == null ? null : new FencedResultSet(connection, this, keys, plan, null);
     }
 
     @Override
@@ -256,8 +254,8 @@ abstract class DelegatingStatement implements Statement {
         if (!closed) {
             closed = true;
             batch = null;
-            execution.pendingCheck = null;
-            execution.lastResult = null;
+            pendingCheck = null;
+            lastResult = null;
             delegate.close();
         }
     }

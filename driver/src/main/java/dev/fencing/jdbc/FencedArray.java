@@ -9,14 +9,13 @@ import java.util.Map;
  * A SQL {@code ARRAY} value whose result-set views are fenced: a driver's array result set
  * answers {@code getStatement()} with the driver's own statement, and through it its connection.
  */
-final class FencedArray implements Array {
+final class FencedArray extends ArrayDelegate {
 
     private final FencedConnection connection;
-    private final Array delegate;
 
     FencedArray(FencedConnection connection, Array delegate) {
+        super(delegate);
         this.connection = connection;
-        this.delegate = delegate;
     }
 
     /** The driver's array, null-safe: for values read from the database. */
@@ -30,16 +29,6 @@ final class FencedArray implements Array {
 
     private ResultSet fenced(ResultSet rows) {
         return FencedResultSet.detached(connection, rows);
-    }
-
-    @Override
-    public String getBaseTypeName() throws SQLException {
-        return delegate.getBaseTypeName();
-    }
-
-    @Override
-    public int getBaseType() throws SQLException {
-        return delegate.getBaseType();
     }
 
     @Override
@@ -80,11 +69,6 @@ final class FencedArray implements Array {
     @Override
     public ResultSet getResultSet(long index, int count, Map<String, Class<?>> map) throws SQLException {
         return fenced(delegate.getResultSet(index, count, map));
-    }
-
-    @Override
-    public void free() throws SQLException {
-        delegate.free();
     }
 
     @Override

@@ -41,9 +41,9 @@ final class FencedCallableStatement extends FencedPreparedStatement implements C
     /** Refuses binding by name on a fenced write: the driver's numbering is not the application's. */
     private void named() throws SQLException {
         checkOpen();
-        if (plan.kind() == FencePlan.Kind.FENCED) {
-            throw new UnfenceableStatementException(plan.fencedTable(), "parameters cannot be bound by name on a"
-                    + " write to fenced table " + plan.fencedTable() + ": its parameters are renumbered around the"
+        if (prepared.kind() == FencePlan.Kind.FENCED) {
+            throw new UnfenceableStatementException(prepared.fencedTable(), "parameters cannot be bound by name on a"
+                    + " write to fenced table " + prepared.fencedTable() + ": its parameters are renumbered around the"
                     + " fence check. Bind them by index.");
         }
     }

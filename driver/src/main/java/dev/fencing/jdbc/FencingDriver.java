@@ -1,6 +1,7 @@
 package dev.fencing.jdbc;
 
 import dev.fencing.FencingConfig;
+import dev.fencing.config.ConfigKey;
 import dev.fencing.FencingException;
 import dev.fencing.config.ConfigSources;
 import dev.fencing.events.FencingListener;
@@ -187,26 +188,9 @@ public final class FencingDriver implements Driver {
         if (target != null) {
             fencing.putAll(target.fencingParameters());
         }
-        properties.add(property(fencing, FencingConfig.TABLES, true,
-                "comma-separated fenced tables, each table or schema.table"));
-        properties.add(property(fencing, FencingConfig.COLUMN, false,
-                "the BIGINT column holding the newest fence applied to a row (default last_fence)",
-                "last_fence"));
-        properties.add(property(fencing, FencingConfig.COMPARISON, false,
-                "newer-or-equal: applied when column <= fence; strictly-newer: when column < fence",
-                "newer-or-equal", "strictly-newer"));
-        properties.add(property(fencing, FencingConfig.ON_ZERO_ROWS, false,
-                "diagnose: raise only when a newer fence is found; raise: any fenced write changing no row raises",
-                "diagnose", "raise"));
-        properties.add(property(fencing, FencingConfig.MODE, false, "where the fence is checked", "row"));
-        properties.add(property(fencing, FencingConfig.PROCEDURE_CALLS, false,
-                "what to do with procedure calls, whose writes cannot be seen", "allow", "reject"));
-        properties.add(property(fencing, FencingConfig.PLAN_CACHE_SIZE, false,
-                "how many analysed statements are kept (16 to 1000000)"));
-        properties.add(property(fencing, FencingConfig.PARSE_TIMEOUT_MILLIS, false,
-                "how long analysing one statement may take, in milliseconds (1 to 60000)"));
-        properties.add(property(fencing, FencingConfig.CONFIG, false,
-                "a properties file with the fencing.* keys (else FENCING_CONFIG, else fencing.properties on the class path)"));
+        for (ConfigKey key : ConfigKey.values()) {
+            properties.add(property(fencing, key));
+        }
         Driver driver = target == null || FencingUrl.accepts(target.delegateUrl()) ? null
                 : findDelegate(target.delegateUrl());
         if (driver != null) {
@@ -215,12 +199,11 @@ public final class FencingDriver implements Driver {
         return properties.toArray(new DriverPropertyInfo[0]);
     }
 
-    private static DriverPropertyInfo property(Properties values, String key, boolean required, String description,
-                                               String... choices) {
-        DriverPropertyInfo property = new DriverPropertyInfo(key, values.getProperty(key));
-        property.required = required;
-        property.description = description;
-        property.choices = choices.length == 0 ? null : choices;
+    private static DriverPropertyInfo property(Properties values, ConfigKey key) {
+        DriverPropertyInfo property = new DriverPropertyInfo(key.key(), values.getProperty(key.key(), key.defaultValue()));
+        property.required = key.required();
+        property.description = key.description() + " (allowed: " + key.allowed() + ")";
+        property.choices = key.choices().isEmpty() ? null : key.choices().toArray(new String[0]);
         return property;
     }
 

@@ -2,6 +2,7 @@ package dev.fencing.jdbc;
 
 import dev.fencing.Fence;
 import dev.fencing.FencingConfig;
+import dev.fencing.config.ConfigKey;
 import dev.fencing.FencingException;
 import dev.fencing.MissingFenceException;
 import dev.fencing.StaleFenceException;
@@ -216,8 +217,14 @@ class FencingDriverTest {
         DriverPropertyInfo[] info = driver.getPropertyInfo("jdbc:fencing:recording:x?fencing.tables=orders",
                 properties("fencing.comparison", "strictly-newer"));
         List<String> names = Arrays.stream(info).map(p -> p.name).toList();
-        assertThat(names).contains(FencingConfig.TABLES, FencingConfig.COLUMN, FencingConfig.COMPARISON,
-                FencingConfig.ON_ZERO_ROWS, FencingConfig.CONFIG, "recorded");
+        for (ConfigKey key : ConfigKey.values()) {
+            assertThat(names).contains(key.key());
+        }
+        assertThat(names).contains("recorded");
+        DriverPropertyInfo mode = Arrays.stream(info).filter(p -> p.name.equals(FencingConfig.MODE)).findFirst()
+                .orElseThrow();
+        assertThat(mode.choices).containsExactly("row", "epoch");
+        assertThat(mode.value).isEqualTo("row");
         DriverPropertyInfo tables = Arrays.stream(info).filter(p -> p.name.equals(FencingConfig.TABLES)).findFirst()
                 .orElseThrow();
         assertThat(tables.value).isEqualTo("orders");
