@@ -15,18 +15,33 @@ import java.util.Map;
 /**
  * Whether the database behind a connection carries the current guard, checked at the first
  * connection to it ({@code fencing.database-guard=required}) and remembered per database (URL and
- * user) and configuration. A failed check is remembered too: every fenced write on such a
- * database fails closed until the guard is installed ({@link DatabaseGuard#install} in this JVM
- * forgets the results; another process's install is seen by connections of a new data source).
+ * user) and configuration, for connections opened in the next minute (a failed check: the next
+ * five seconds, so that an install by another process is seen soon). While a failed check holds,
+ * every fenced write fails closed. {@link DatabaseGuard#install} and {@code remove} in this JVM
+ * forget every result at once.
  */
 final class GuardStates {
 
     /** The outcome of one check: null when the guard is current, else why every fenced write is refused. */
-    record State(String refusal) {
+    record State(String refusal, long checkedAtNanos) {
+
+        State(String refusal) {
+            this(refusal, System.nanoTime());
+        }
+
+        /** True while a connection opened now may rely on this check. */
+        boolean fresh() {
+            long age = System.nanoTime() - checkedAtNanos;
+            return age < (refusal == null ? RECHECK_CURRENT_NANOS : RECHECK_REFUSED_NANOS);
+        }
+
         FencingException refuse(String table) {
             return new FencingException("fenced table " + table + " cannot be written: " + refusal + " Nothing was sent.");
         }
     }
+
+    private static final long RECHECK_CURRENT_NANOS = 60_000_000_000L;
+    private static final long RECHECK_REFUSED_NANOS = 5_000_000_000L;
 
     private static final Map<String, State> STATES = new LinkedHashMap<>(16, 0.75f, true) {
         private static final long serialVersionUID = 1L;
@@ -50,7 +65,7 @@ final class GuardStates {
         }
         synchronized (STATES) {
             State known = STATES.get(key);
-            if (known != null) {
+            if (known != null && known.fresh()) {
                 return known;
             }
         }
