@@ -69,4 +69,25 @@ public class H2DatabaseGuardTest extends DatabaseGuardContract {
         }
         org.assertj.core.api.Assertions.assertThat(order(1)).isEqualTo("merged@9");
     }
+
+    @org.junit.jupiter.api.Test
+    void theUrlDriverKeepsTheSessionFenceToo() throws Exception {
+        java.util.Properties properties = new java.util.Properties();
+        properties.setProperty("fencing.tables", "PUBLIC.orders");
+        properties.setProperty("fencing.database-guard", "required");
+        String url = "jdbc:fencing:" + ((org.h2.jdbcx.JdbcDataSource) DATABASE).getURL().substring("jdbc:".length());
+        try (Connection connection = java.sql.DriverManager.getConnection(url, properties);
+             Statement statement = connection.createStatement()) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> statement.executeQuery("SELECT pay(1)").close())
+                    .isInstanceOf(dev.fencing.MissingFenceException.class);
+            try (dev.fencing.Fence.Scope stale = dev.fencing.Fence.enter(4)) {
+                org.assertj.core.api.Assertions.assertThatThrownBy(() -> statement.executeQuery("SELECT pay(1)").close())
+                        .isInstanceOf(dev.fencing.StaleFenceException.class);
+            }
+            try (dev.fencing.Fence.Scope current = dev.fencing.Fence.enter(6)) {
+                statement.executeQuery("SELECT pay(1)").close();
+            }
+        }
+        org.assertj.core.api.Assertions.assertThat(order(1)).isEqualTo("paid@6");
+    }
 }
