@@ -102,7 +102,8 @@ final class Pipeline {
             throw refused(plan.refusal());
         }
         readFence(preparing, true);
-        sendHook.beforeSend(preparing.fence, preparing.lock);
+        sendHook.beforeSend(plan, plan.kind() == FencePlan.Kind.FENCED ? plan.fencedTable() : null,
+                TransactionText.Effect.NONE, preparing.fence, preparing.lock);
     }
 
     /** The fence read for a prepare (no statement exists yet to own an execution). */
@@ -220,7 +221,7 @@ final class Pipeline {
     void beforeSend(Execution e) throws SQLException {
         try {
             if (sendHook != null) {
-                sendHook.beforeSend(e.fence, e.lock);
+                sendHook.beforeSend(e.plan, e.fenced() ? e.plan.fencedTable() : null, e.effect, e.fence, e.lock);
             }
             if (epoch != null) {
                 epoch.beforeSend(e.plan, e.fence, e.lock);
@@ -281,12 +282,28 @@ final class Pipeline {
         }
     }
 
-    /** After the execution failed: rolls the short transaction back and notes the failure; rethrow it. */
-    void failed(Execution e, Throwable failure) {
+    /**
+     * After the execution failed: rolls the short transaction back and notes the failure; rethrow it,
+     * unless the {@link SendHook} translates it (the database guard's refusals), which is thrown here.
+     */
+    void failed(Execution e, Throwable failure) throws SQLException {
         settleFailure(e.effect, failure);
+        translated(failure);
         FencingListener[] listening = listeners.current();
         if (listening.length != 0 && failure instanceof StaleFenceException stale) {
             Listeners.rejected(listening, Rejection.ROW_FENCE, stale.table());
+        }
+    }
+
+    /** Throws the {@link SendHook}'s translation of {@code failure}, when it has one (after telling the listeners). */
+    private void translated(Throwable failure) throws SQLException {
+        SQLException translation = sendHook == null ? null : sendHook.translate(failure);
+        if (translation != null) {
+            FencingListener[] listening = listeners.current();
+            if (listening.length != 0 && translation instanceof StaleFenceException stale) {
+                Listeners.rejected(listening, Rejection.ROW_FENCE, stale.table());
+            }
+            throw translation;
         }
     }
 
@@ -326,7 +343,7 @@ final class Pipeline {
                         + " sent. Keep the fence's scope open until executeBatch returns.");
             }
             if (sendHook != null) {
-                sendHook.beforeSend(e.fence, e.lock);
+                sendHook.beforeSend(null, fencedTable, TransactionText.Effect.NONE, e.fence, e.lock);
             }
             if (epoch != null) {
                 epoch.beforeBatch(log, e.fence, e.lock);
@@ -355,13 +372,35 @@ final class Pipeline {
         }
     }
 
-    /** After a batch failed (or an entry was found stale). */
-    void failedBatch(boolean changesTransaction, Throwable failure) {
+    /** After a batch failed (or an entry was found stale); like {@link #failed}. */
+    void failedBatch(boolean changesTransaction, Throwable failure) throws SQLException {
         settleFailure(changesTransaction ? TransactionText.Effect.MAY_END : TransactionText.Effect.NONE, failure);
+        translated(failure);
         FencingListener[] listening = listeners.current();
         if (listening.length != 0 && failure instanceof StaleFenceException stale) {
             Listeners.rejected(listening, Rejection.ROW_FENCE, stale.table());
         }
+    }
+
+    // ---- rows written back through an updatable result set ------------------------------------------
+
+    /** True when the database guard is required and verified here: its triggers check rows written back. */
+    boolean guardChecksWriteBack() {
+        return sendHook instanceof GuardHook guard && guard.holds();
+    }
+
+    /** Before {@code updateRow}/{@code insertRow}/{@code deleteRow} sends the row: the session's fence, read now. */
+    void beforeWriteBack() throws SQLException {
+        if (sendHook != null) {
+            readFence(preparing, true);
+            sendHook.beforeSend(null, null, TransactionText.Effect.NONE, preparing.fence, preparing.lock);
+        }
+    }
+
+    /** {@code failure} of a row written back, as the {@link SendHook} translates it (or itself). */
+    SQLException writeBackFailed(SQLException failure) {
+        SQLException translation = sendHook == null ? null : sendHook.translate(failure);
+        return translation == null ? failure : translation;
     }
 
     // ---- events of refusals ----------------------------------------------------------------------
