@@ -39,6 +39,7 @@ public final class FencingConfig {
     public static final String PLAN_CACHE_SIZE = ConfigKey.PLAN_CACHE_SIZE.key();
     public static final String PARSE_TIMEOUT_MILLIS = ConfigKey.PARSE_TIMEOUT_MILLIS.key();
     public static final String EPOCH_TABLE = ConfigKey.EPOCH_TABLE.key();
+    public static final String DATABASE_GUARD = ConfigKey.DATABASE_GUARD.key();
     public static final String CONFIG = ConfigKey.CONFIG.key();
     /** The prefix of the javaagent's own keys, which this class accepts and leaves to the agent. */
     public static final String AGENT_PREFIX = "fencing.agent.";
@@ -134,6 +135,28 @@ public final class FencingConfig {
         }
     }
 
+    /** Whether the database guard (triggers on every fenced table) must be installed and fed the session's fence. */
+    public enum Guard {
+        /** No session fence is kept; the front door (the analyzer's rewrite) alone enforces. */
+        OFF("off"),
+        /**
+         * Every fenced table must carry the current guard at the first connection, else every fenced
+         * write fails closed; the database session always holds the fence in scope.
+         */
+        REQUIRED("required");
+
+        private final String key;
+
+        Guard(String key) {
+            this.key = key;
+        }
+
+        @Override
+        public String toString() {
+            return key;
+        }
+    }
+
     private final Set<TableName> tables;
     private final String column;
     private final Comparison comparison;
@@ -144,6 +167,7 @@ public final class FencingConfig {
     private final int planCacheSize;
     private final long parseTimeoutMillis;
     private final String epochTable;
+    private final Guard databaseGuard;
 
     private FencingConfig(Builder builder) {
         this.tables = Collections.unmodifiableSet(new LinkedHashSet<>(builder.tables));
@@ -156,6 +180,7 @@ public final class FencingConfig {
         this.planCacheSize = builder.planCacheSize;
         this.parseTimeoutMillis = builder.parseTimeoutMillis;
         this.epochTable = builder.epochTable;
+        this.databaseGuard = builder.databaseGuard;
     }
 
     /** Reads a properties file (ISO-8859-1 escapes are not needed: it is read as UTF-8). */
@@ -244,6 +269,16 @@ public final class FencingConfig {
         return epochTable;
     }
 
+    /** Whether the database guard is required ({@code fencing.database-guard}). */
+    public Guard databaseGuard() {
+        return databaseGuard;
+    }
+
+    /** True when {@code fencing.database-guard=required}. */
+    public boolean guardRequired() {
+        return databaseGuard == Guard.REQUIRED;
+    }
+
     /** How many analysed statements are kept, per data source. */
     public int planCacheSize() {
         return planCacheSize;
@@ -269,6 +304,7 @@ public final class FencingConfig {
         properties.setProperty(PLAN_CACHE_SIZE, Integer.toString(planCacheSize));
         properties.setProperty(PARSE_TIMEOUT_MILLIS, Long.toString(parseTimeoutMillis));
         properties.setProperty(EPOCH_TABLE, epochTable);
+        properties.setProperty(DATABASE_GUARD, databaseGuard.toString());
         return properties;
     }
 
@@ -279,13 +315,14 @@ public final class FencingConfig {
                 && comparison == that.comparison && onZeroRows == that.onZeroRows
                 && mode == that.mode && tableModes.equals(that.tableModes)
                 && procedureCalls == that.procedureCalls && planCacheSize == that.planCacheSize
-                && parseTimeoutMillis == that.parseTimeoutMillis && epochTable.equals(that.epochTable);
+                && parseTimeoutMillis == that.parseTimeoutMillis && epochTable.equals(that.epochTable)
+                && databaseGuard == that.databaseGuard;
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(tables, column, comparison, onZeroRows, mode, tableModes, procedureCalls,
-                planCacheSize, parseTimeoutMillis, epochTable);
+                planCacheSize, parseTimeoutMillis, epochTable, databaseGuard);
     }
 
     @Override
@@ -305,6 +342,7 @@ public final class FencingConfig {
         private int planCacheSize = Integer.parseInt(ConfigKey.PLAN_CACHE_SIZE.defaultValue());
         private long parseTimeoutMillis = Long.parseLong(ConfigKey.PARSE_TIMEOUT_MILLIS.defaultValue());
         private String epochTable = ConfigKey.EPOCH_TABLE.defaultValue();
+        private Guard databaseGuard = Guard.valueOf(ConfigKey.DATABASE_GUARD.defaultValue().toUpperCase(java.util.Locale.ROOT));
 
         private Builder() {
         }
@@ -332,8 +370,12 @@ public final class FencingConfig {
             return this;
         }
 
+        /** The fence column, exactly as given (a properties file's value is trimmed before it gets here). */
         public Builder column(String column) {
-            this.column = ConfigKey.COLUMN.check(column);
+            if (column == null || !Identifiers.isPlain(column)) {
+                throw ConfigKey.COLUMN.invalid(column);
+            }
+            this.column = column;
             return this;
         }
 
@@ -383,6 +425,12 @@ public final class FencingConfig {
             return this;
         }
 
+        /** {@code fencing.database-guard}: {@link Guard#REQUIRED} to demand the triggers and keep the session fence. */
+        public Builder databaseGuard(Guard databaseGuard) {
+            this.databaseGuard = Objects.requireNonNull(databaseGuard, DATABASE_GUARD);
+            return this;
+        }
+
         /**
          * Sets one {@code fencing.*} key from its text form, as a properties file would. The key must
          * be one of {@link ConfigKey}'s (or the javaagent's {@code fencing.agent.*}, left to the agent).
@@ -407,6 +455,7 @@ public final class FencingConfig {
                 case PROCEDURE_CALLS -> procedureCalls(choice(known, text, ProcedureCalls.values()));
                 case PLAN_CACHE_SIZE -> planCacheSize(Integer.parseInt(text));
                 case PARSE_TIMEOUT_MILLIS -> parseTimeoutMillis(Long.parseLong(text));
+                case DATABASE_GUARD -> databaseGuard(choice(known, text, Guard.values()));
                 case CONFIG -> this; // resolved by whoever reads the configuration sources
             };
         }

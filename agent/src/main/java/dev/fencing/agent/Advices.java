@@ -17,8 +17,8 @@ final class Advices {
     /** {@code Driver.connect(String, Properties)} declared to return {@code java.sql.Connection}. */
     static final class DriverConnect {
         @Advice.OnMethodEnter
-        static void enter() {
-            AgentBridge.enter();
+        static void enter(@Advice.Argument(0) String url) {
+            AgentBridge.enterConnect(url);
         }
 
         @Advice.OnMethodExit(onThrowable = Throwable.class)
@@ -60,6 +60,58 @@ final class Advices {
                          @Advice.Return(typing = Assigner.Typing.DYNAMIC) Object connection,
                          @Advice.Thrown Throwable thrown) throws Exception {
             AgentBridge.exit(source, connection, thrown, null, true);
+        }
+    }
+
+    /**
+     * A static method of a driver that returns the driver's own connection type (MariaDB's
+     * {@code Driver.connect(Configuration)}): called outermost, it is refused like {@link Covariant};
+     * nested (the driver's {@code connect(String, Properties)}, its data sources) it is the driver's own.
+     */
+    static final class StaticCovariant {
+        @Advice.OnMethodEnter
+        static void enter() {
+            AgentBridge.enter();
+        }
+
+        @Advice.OnMethodExit(onThrowable = Throwable.class)
+        static void exit(@Advice.Origin Class<?> driver,
+                         @Advice.Return(typing = Assigner.Typing.DYNAMIC) Object connection,
+                         @Advice.Thrown Throwable thrown) throws Exception {
+            AgentBridge.exit(driver, connection, thrown, null, true);
+        }
+    }
+
+    /** A static method of a driver that returns {@code java.sql.Connection}: fenced like {@link DriverConnect}. */
+    static final class StaticConnect {
+        @Advice.OnMethodEnter
+        static void enter() {
+            AgentBridge.enter();
+        }
+
+        @Advice.OnMethodExit(onThrowable = Throwable.class)
+        static void exit(@Advice.Origin Class<?> driver,
+                         @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object connection,
+                         @Advice.Thrown Throwable thrown) throws Exception {
+            connection = AgentBridge.exit(driver, connection, thrown, null, false);
+        }
+    }
+
+    /**
+     * {@code getXAConnection} / {@code getPooledConnection} of a data source: the physical
+     * connection it opens inside is the driver's (nested); the hooks check what it returns.
+     */
+    static final class PooledFactory {
+        @Advice.OnMethodEnter
+        static void enter() {
+            AgentBridge.enter();
+        }
+
+        @Advice.OnMethodExit(onThrowable = Throwable.class)
+        static void exit(@Advice.This Object dataSource,
+                         @Advice.Return(typing = Assigner.Typing.DYNAMIC) Object pooled,
+                         @Advice.Thrown Throwable thrown) throws Exception {
+            AgentBridge.pooledExit(dataSource, pooled, thrown);
         }
     }
 

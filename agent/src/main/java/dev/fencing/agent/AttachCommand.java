@@ -18,6 +18,13 @@ final class AttachCommand {
 
     private static final String USAGE = "usage: java -jar fencing-agent.jar attach <pid> [config-path]";
 
+    /** What an attach cannot change; printed here and logged by the target JVM. */
+    static final String BEFORE_ATTACH = "note: connections the application obtained before the attach and still "
+            + "holds are NOT fenced and keep writing unchecked until they are closed; connections taken from then on "
+            + "(DriverManager, data sources, and every borrow from a pool, including pooled connections opened "
+            + "before the attach) are fenced. Restart the application, or let it return its connections, to be sure; "
+            + "a guard in the database (triggers) is what checks the writes of raw connections";
+
     private AttachCommand() {
     }
 
@@ -61,6 +68,7 @@ final class AttachCommand {
             return 1;
         }
         out.println("fencing agent attached to " + pid + (agentArguments == null ? "" : " with " + agentArguments));
+        out.println(BEFORE_ATTACH);
         return 0;
     }
 }

@@ -39,7 +39,8 @@ final class BridgeAdvice extends AsmVisitorWrapper.AbstractBase {
     private static final Set<String> TARGETS = Set.of(
             "connect(Ljava/lang/String;Ljava/util/Properties;)Ljava/sql/Connection;",
             "getConnection()Ljava/sql/Connection;",
-            "getConnection(Ljava/lang/String;Ljava/lang/String;)Ljava/sql/Connection;");
+            "getConnection(Ljava/lang/String;Ljava/lang/String;)Ljava/sql/Connection;",
+            "build()Ljava/sql/Connection;");
 
     @Override
     public int mergeReader(int flags) {

@@ -7,8 +7,8 @@ import java.util.List;
 /**
  * What a class file may matter for, read from its raw bytes before anything else looks at it:
  * the agent sees every class the JVM loads, and only a handful matter. It walks the constant pool
- * (for the annotation descriptor {@code Ldev/fencing/Fenced;} and the names {@code connect} and
- * {@code getConnection}), then the method table: only a class that <em>declares</em> a method of
+ * (for the annotation descriptor {@code Ldev/fencing/Fenced;} and the method names of
+ * {@link #METHOD_NAMES}), then the method table: only a class that <em>declares</em> a method of
  * such a name can be woven (callers of {@code getConnection} are not candidates).
  */
 final class ClassFileFilter {
@@ -16,10 +16,27 @@ final class ClassFileFilter {
     static final int CONNECT = 1;
     static final int GET_CONNECTION = 2;
     static final int FENCED = 4;
-    private static final int ALL = CONNECT | GET_CONNECTION | FENCED;
+    /** Declares {@code getXAConnection}, {@code getPooledConnection}, {@code connectionClosed} or {@code connectionErrorOccurred}. */
+    static final int POOLED = 8;
+    /** Declares {@code build} and names a JDBC connection builder interface. */
+    static final int BUILDER = 16;
+    private static final int ALL = CONNECT | GET_CONNECTION | FENCED | POOLED | BUILDER;
 
-    private static final byte[] CONNECT_NAME = "connect".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] GET_CONNECTION_NAME = "getConnection".getBytes(StandardCharsets.US_ASCII);
+    /**
+     * The method names that make a class a candidate when it declares one, and the flag each
+     * sets: {@code getXAConnection} / {@code getPooledConnection} (XA and pooled data sources) and
+     * {@code connectionClosed} / {@code connectionErrorOccurred} (a pool's listener on its pooled
+     * connections, which takes their connection back) count as {@link #POOLED}.
+     */
+    private static final byte[][] METHOD_NAMES = ascii("connect", "getConnection", "getXAConnection",
+            "getPooledConnection", "connectionClosed", "connectionErrorOccurred", "build");
+    private static final int[] METHOD_FLAGS = {CONNECT, GET_CONNECTION, POOLED, POOLED, POOLED, POOLED, BUILDER};
+    /**
+     * {@code build} is a common name: it counts only in a class whose constant pool names one of
+     * JDBC 4.3's connection builder interfaces (as the classes implementing them do).
+     */
+    private static final byte[][] BUILDER_INTERFACES = ascii("java/sql/ConnectionBuilder",
+            "javax/sql/PooledConnectionBuilder", "javax/sql/XAConnectionBuilder");
     private static final byte[] FENCED_DESCRIPTOR = "Ldev/fencing/Fenced;".getBytes(StandardCharsets.US_ASCII);
 
     private ClassFileFilter() {
@@ -45,22 +62,34 @@ final class ClassFileFilter {
             return ALL;
         }
         int flags = 0;
-        int connect = -1;
-        int getConnection = -1;
         int count = u2(classfile, 8);
+        // the constant pool index of each method name of METHOD_NAMES, -1 while not found
+        int[] nameIndexes = new int[METHOD_NAMES.length];
+        java.util.Arrays.fill(nameIndexes, -1);
+        boolean anyName = false;
+        boolean builderInterface = false;
         int at = 10;
         for (int index = 1; index < count; index++) {
             int tag = classfile[at] & 0xFF;
             switch (tag) {
                 case 1 -> { // Utf8
                     int length = u2(classfile, at + 1);
-                    int found = match(classfile, at + 3, length);
-                    if (found == CONNECT) {
-                        connect = index;
-                    } else if (found == GET_CONNECTION) {
-                        getConnection = index;
+                    if (length == FENCED_DESCRIPTOR.length && equal(classfile, at + 3, FENCED_DESCRIPTOR)) {
+                        flags |= FENCED;
+                    } else {
+                        for (byte[] builder : BUILDER_INTERFACES) {
+                            if (length == builder.length && equal(classfile, at + 3, builder)) {
+                                builderInterface = true;
+                            }
+                        }
+                        for (int n = 0; n < METHOD_NAMES.length; n++) {
+                            if (length == METHOD_NAMES[n].length && equal(classfile, at + 3, METHOD_NAMES[n])) {
+                                nameIndexes[n] = index;
+                                anyName = true;
+                                break;
+                            }
+                        }
                     }
-                    flags |= found & FENCED;
                     at += 3 + length;
                 }
                 case 3, 4 -> at += 5; // Integer, Float
@@ -76,7 +105,7 @@ final class ClassFileFilter {
                 }
             }
         }
-        if (connect < 0 && getConnection < 0) {
+        if (!anyName) {
             return flags;
         }
         at += 6; // access_flags, this_class, super_class
@@ -86,10 +115,10 @@ final class ClassFileFilter {
         at += 2;
         for (int i = 0; i < methods; i++) {
             int name = u2(classfile, at + 2);
-            if (name == connect) {
-                flags |= CONNECT;
-            } else if (name == getConnection) {
-                flags |= GET_CONNECTION;
+            for (int n = 0; n < nameIndexes.length; n++) {
+                if (name == nameIndexes[n]) {
+                    flags |= METHOD_FLAGS[n] != BUILDER || builderInterface ? METHOD_FLAGS[n] : 0;
+                }
             }
             at = skipAttributes(classfile, at + 6);
         }
@@ -165,17 +194,12 @@ final class ClassFileFilter {
         return at;
     }
 
-    private static int match(byte[] classfile, int start, int length) {
-        if (length == CONNECT_NAME.length && equal(classfile, start, CONNECT_NAME)) {
-            return CONNECT;
+    private static byte[][] ascii(String... names) {
+        byte[][] bytes = new byte[names.length][];
+        for (int i = 0; i < names.length; i++) {
+            bytes[i] = names[i].getBytes(StandardCharsets.US_ASCII);
         }
-        if (length == GET_CONNECTION_NAME.length && equal(classfile, start, GET_CONNECTION_NAME)) {
-            return GET_CONNECTION;
-        }
-        if (length == FENCED_DESCRIPTOR.length && equal(classfile, start, FENCED_DESCRIPTOR)) {
-            return FENCED;
-        }
-        return 0;
+        return bytes;
     }
 
     private static boolean equal(byte[] classfile, int start, byte[] expected) {

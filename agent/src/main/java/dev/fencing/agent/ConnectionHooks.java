@@ -6,6 +6,10 @@ import dev.fencing.agent.bootstrap.AgentBridge;
 import dev.fencing.jdbc.ConnectionFencing;
 
 import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.sql.Connection;
 import java.sql.SQLException;
 
@@ -35,6 +39,37 @@ final class ConnectionHooks implements AgentBridge.Hooks {
     private final FencedTables tables;
     private final UrlFilter urls;
     private final LockScopes locks = new LockScopes();
+    private final Layers layers = new Layers();
+
+    /**
+     * The layer over each application configuration met ({@link ConfigLayer#over}), for the agent
+     * configuration in effect: worked out once, not at every borrow from a pool.
+     */
+    private static final class Layers {
+        private record Entry(FencingConfig agent, FencingConfig layer, FencingException refusal) {
+        }
+
+        private final Map<FencingConfig, Entry> byApplication = new ConcurrentHashMap<>();
+
+        FencingConfig over(FencingConfig application, FencingConfig agent) throws FencingException {
+            Entry entry = byApplication.get(application);
+            if (entry == null || entry.agent != agent) {
+                if (byApplication.size() > 64) {
+                    byApplication.clear();
+                }
+                try {
+                    entry = new Entry(agent, ConfigLayer.over(application, agent), null);
+                } catch (FencingException e) {
+                    entry = new Entry(agent, null, e);
+                }
+                byApplication.put(application, entry);
+            }
+            if (entry.refusal != null) {
+                throw new FencingException(entry.refusal.getMessage(), entry.refusal);
+            }
+            return entry.layer;
+        }
+    }
 
     ConnectionHooks(FencedTables tables, UrlFilter urls) {
         this.tables = tables;
@@ -46,31 +81,107 @@ final class ConnectionHooks implements AgentBridge.Hooks {
             throws SQLException {
         Connection raw = (Connection) connection;
         try {
-            if (ConnectionFencing.isFenced(raw)) {
-                return raw; // the application's own FencingDataSource / jdbc:fencing:, or a pool over a fenced connection
-            }
             FencingConfig config = tables.current();
             if (config == null) {
                 return raw; // no table is fenced (yet): nothing to enforce
             }
-            if (!urls.fencesAll() && !urls.fences(url != null ? url : urlOf(raw))) {
+            if (!urls.fencesAll() && !urls.fences(configuredUrls(source, url), reportedUrl(raw))) {
                 return raw;
             }
+            FencingConfig fenced = config;
+            // the application's own FencingDataSource / jdbc:fencing: connection, or a pool's proxy over one:
+            // the agent's tables it does not fence get a layer of the agent's on top (see ConfigLayer)
+            FencingConfig own = ConnectionFencing.fencedWith(raw);
+            if (own != null) {
+                fenced = layers.over(own, config);
+                if (fenced == null) {
+                    return raw;
+                }
+            }
             if (covariant) {
-                throw new FencingException("fencing agent: " + source.getClass().getName()
+                throw new FencingException("fencing agent: " + nameOf(source)
                         + " returns its own connection type, which a fenced connection cannot be; obtain "
                         + "connections through the java.sql.Driver or javax.sql.DataSource interface");
             }
-            return ConnectionFencing.fence(raw, config);
+            return ConnectionFencing.fence(raw, fenced);
         } catch (SQLException e) {
             closeQuietly(raw, e);
             throw e;
         } catch (RuntimeException | LinkageError e) {
             FencingException failure = new FencingException("fencing agent: cannot fence a connection from "
-                    + source.getClass().getName() + ": " + e, e);
+                    + nameOf(source) + ": " + e, e);
             closeQuietly(raw, failure);
             throw failure;
         }
+    }
+
+    @Override
+    public void pooledConnectionReturned(Object source, Object pooled) throws SQLException {
+        javax.sql.PooledConnection connection = (javax.sql.PooledConnection) pooled;
+        try {
+            if (tables.current() == null
+                    || !urls.fencesAll() && !urls.fences(configuredUrls(source, null), null)) {
+                return;
+            }
+            Method getConnection = pooled.getClass().getMethod("getConnection");
+            if (!Weaver.WOVEN_POOLED_CONNECTIONS.contains(getConnection.getDeclaringClass().getName())) {
+                throw new FencingException("fencing agent: " + nameOf(source) + " returned a "
+                        + pooled.getClass().getName() + " whose getConnection() the agent has not instrumented, so "
+                        + "the connections it hands out would not be fenced; use the data source's getConnection()");
+            }
+        } catch (SQLException e) {
+            closeQuietly(connection, e);
+            throw e;
+        } catch (NoSuchMethodException | RuntimeException | LinkageError e) {
+            FencingException failure = new FencingException("fencing agent: cannot check the pooled connection from "
+                    + nameOf(source) + ": " + e, e);
+            closeQuietly(connection, failure);
+            throw failure;
+        }
+    }
+
+    /** The URLs a connection was configured with: the driver's, else the data source's URL property. */
+    private static List<String> configuredUrls(Object source, String url) {
+        String property = source instanceof Class ? null : urlProperty(source);
+        if (url == null) {
+            return property == null ? List.of() : List.of(property);
+        }
+        return property == null || property.equals(url) ? List.of(url) : List.of(url, property);
+    }
+
+    /** The URL property of a data source (HikariCP, DBCP, c3p0, Tomcat, pgjdbc, MariaDB, H2 name it one of three ways). */
+    private static String urlProperty(Object source) {
+        Method getter = URL_GETTER.get(source.getClass());
+        if (getter == null) {
+            return null;
+        }
+        try {
+            Object value = getter.invoke(source);
+            return value instanceof String text && !text.isBlank() ? text : null;
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    private static final ClassValue<Method> URL_GETTER = new ClassValue<>() {
+        @Override
+        protected Method computeValue(Class<?> type) {
+            for (String name : new String[] {"getJdbcUrl", "getUrl", "getURL"}) {
+                try {
+                    Method getter = type.getMethod(name);
+                    if (getter.getReturnType() == String.class && Modifier.isPublic(getter.getDeclaringClass().getModifiers())) {
+                        return getter;
+                    }
+                } catch (NoSuchMethodException | SecurityException e) {
+                    // try the next name
+                }
+            }
+            return null;
+        }
+    };
+
+    private static String nameOf(Object source) {
+        return source instanceof Class<?> type ? type.getName() : source.getClass().getName();
     }
 
     @Override
@@ -99,7 +210,7 @@ final class ConnectionHooks implements AgentBridge.Hooks {
         locks.released(name, all);
     }
 
-    private static String urlOf(Connection connection) {
+    private static String reportedUrl(Connection connection) {
         try {
             return connection.getMetaData().getURL();
         } catch (SQLException | RuntimeException e) {
@@ -121,6 +232,14 @@ final class ConnectionHooks implements AgentBridge.Hooks {
     }
 
     private static void closeQuietly(Connection connection, Exception failure) {
+        try {
+            connection.close();
+        } catch (SQLException | RuntimeException e) {
+            failure.addSuppressed(e);
+        }
+    }
+
+    private static void closeQuietly(javax.sql.PooledConnection connection, Exception failure) {
         try {
             connection.close();
         } catch (SQLException | RuntimeException e) {

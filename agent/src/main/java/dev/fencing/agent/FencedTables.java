@@ -21,7 +21,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * with it (the driver keeps one analyzer per configuration), connections fenced earlier keep the
  * configuration they were fenced with.
  *
- * <p>Entity classes are reported while they are being defined (see {@link FencedEntityScanner}),
+ * <p>Entity classes are reported while they are being defined (see {@link FencingTransformer}),
  * before they can be used; they are resolved the next time a connection is fenced, by which
  * time they are defined. An entity whose table cannot be fenced (a bad name) puts the agent in
  * a failed state: every later connection is refused with the error, rather than handed out
@@ -95,6 +95,23 @@ final class FencedTables {
                     + entity.getName() + "); connections opened from now on fence it");
         } else {
             LOG.log(System.Logger.Level.ERROR, "fencing agent: " + next.error + "; every connection is refused from now on");
+        }
+    }
+
+    /**
+     * A class that makes or hands out connections (a driver, data source, pooled connection or
+     * pool) could not be instrumented: its connections would reach the application without the
+     * agent seeing them, so that it could neither fence nor refuse them. Every connection the
+     * agent sees from now on is refused, with the class named, rather than fence some while
+     * others go out unfenced.
+     */
+    synchronized void instrumentationFailed(String className, Throwable cause) {
+        String error = "could not instrument " + className + " (" + cause + "), whose connections could then be "
+                + "neither fenced nor refused; every connection is refused instead. Report this with the class's "
+                + "library and version";
+        LOG.log(System.Logger.Level.ERROR, "fencing agent: " + error, cause);
+        if (state.error == null) {
+            state = new State(null, error);
         }
     }
 

@@ -41,14 +41,17 @@ final class FencingTransformer implements ClassFileTransformer {
     @Override
     public byte[] transform(Module module, ClassLoader loader, String className, Class<?> redefined,
                             ProtectionDomain domain, byte[] classfile) {
-        if (loader == null || className == null || ignored(className)) {
+        // the bootstrap loader's classes are candidates too: a driver on the boot class path (-Xbootclasspath/a)
+        // is woven like any other, its advice calls the bridge on that same loader
+        if (className == null || ignored(className)) {
             return null;
         }
         int flags = ClassFileFilter.scan(classfile);
-        if (redefined == null && (flags & ClassFileFilter.FENCED) != 0) {
+        if (loader != null && redefined == null && (flags & ClassFileFilter.FENCED) != 0) {
             tables.entityDefined(loader, className.replace('/', '.'));
         }
-        boolean candidate = (flags & (ClassFileFilter.CONNECT | ClassFileFilter.GET_CONNECTION)) != 0
+        boolean candidate = (flags & (ClassFileFilter.CONNECT | ClassFileFilter.GET_CONNECTION | ClassFileFilter.POOLED
+                | ClassFileFilter.BUILDER)) != 0
                 || namedTargets.contains(className);
         return candidate ? weaver.weave(loader, className, classfile) : null;
     }
@@ -65,17 +68,20 @@ final class FencingTransformer implements ClassFileTransformer {
     /**
      * When attached to a running JVM: adds the tables of the {@code @Fenced} classes already
      * loaded, and retransforms the drivers, data sources, pools and locks already loaded, one
-     * class at a time (a class that cannot be retransformed is logged and the others still are).
+     * class at a time (a driver, data source or pool class that cannot be retransformed puts the
+     * agent in its failed state, {@link FencedTables#instrumentationFailed}; the others are still done).
+     *
+     * @return the names of the classes retransformed
      */
-    static void applyToLoaded(Instrumentation instrumentation, FencedTables tables, Set<String> namedTargets) {
+    static List<String> applyToLoaded(Instrumentation instrumentation, FencedTables tables, Set<String> namedTargets) {
         Map<ClassLoader, Class<?>> fencedByLoader = new HashMap<>();
         List<Class<?>> retransform = new ArrayList<>();
         for (Class<?> type : instrumentation.getAllLoadedClasses()) {
             ClassLoader loader = type.getClassLoader();
-            if (loader == null || type.isArray() || type.isPrimitive() || ignored(type.getName().replace('.', '/'))) {
+            if (type.isArray() || type.isPrimitive() || ignored(type.getName().replace('.', '/'))) {
                 continue;
             }
-            Class<?> fenced = fencedByLoader.computeIfAbsent(loader, FencingTransformer::fencedIn);
+            Class<?> fenced = loader == null ? Void.class : fencedByLoader.computeIfAbsent(loader, FencingTransformer::fencedIn);
             try {
                 if (fenced != Void.class && type.isAnnotationPresent(fenced.asSubclass(java.lang.annotation.Annotation.class))) {
                     tables.addEntity(type);
@@ -84,20 +90,32 @@ final class FencingTransformer implements ClassFileTransformer {
                 // annotations that cannot be read: not an entity in use
             }
             boolean source = !type.isInterface() && (java.sql.Driver.class.isAssignableFrom(type)
-                    || javax.sql.CommonDataSource.class.isAssignableFrom(type));
+                    || javax.sql.CommonDataSource.class.isAssignableFrom(type)
+                    || javax.sql.PooledConnection.class.isAssignableFrom(type)
+                    || java.sql.ConnectionBuilder.class.isAssignableFrom(type)
+                    || javax.sql.PooledConnectionBuilder.class.isAssignableFrom(type)
+                    || javax.sql.XAConnectionBuilder.class.isAssignableFrom(type)
+                    || javax.sql.ConnectionEventListener.class.isAssignableFrom(type));
             if ((source || namedTargets.contains(type.getName().replace('.', '/')))
                     && instrumentation.isModifiableClass(type)) {
                 retransform.add(type);
             }
         }
+        List<String> done = new ArrayList<>();
         for (Class<?> type : retransform) {
             try {
                 instrumentation.retransformClasses(type);
+                done.add(type.getName());
             } catch (Exception | LinkageError e) {
-                LOG.log(System.Logger.Level.ERROR, "fencing agent: could not instrument the loaded class "
-                        + type.getName() + "; its connections are NOT fenced", e);
+                if (Weaver.makesConnections(type.getName())) {
+                    tables.instrumentationFailed(type.getName(), e);
+                } else {
+                    LOG.log(System.Logger.Level.ERROR, "fencing agent: could not instrument the loaded class "
+                            + type.getName() + "; its tokens are not put in scope", e);
+                }
             }
         }
+        return done;
     }
 
     /** The {@code @Fenced} type that {@code loader} sees; {@code Void.class} when it sees none. */

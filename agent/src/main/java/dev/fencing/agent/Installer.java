@@ -3,6 +3,7 @@ package dev.fencing.agent;
 import dev.fencing.agent.bootstrap.AgentBridge;
 
 import java.lang.instrument.Instrumentation;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -33,11 +34,15 @@ final class Installer {
         Set<String> namedTargets = Weaver.namedTargets();
         // retransform-capable only when attached (classes loaded before must be redone): otherwise
         // the JVM would keep a copy of every class file it loads, for retransformations never asked for
-        instrumentation.addTransformer(new FencingTransformer(tables, new Weaver(), namedTargets), attached);
-        if (attached) {
-            FencingTransformer.applyToLoaded(instrumentation, tables, namedTargets);
-        }
+        instrumentation.addTransformer(new FencingTransformer(tables, new Weaver(tables), namedTargets), attached);
+        List<String> instrumentedLoaded = attached
+                ? FencingTransformer.applyToLoaded(instrumentation, tables, namedTargets) : List.of();
 
+        if (attached) {
+            LOG.log(System.Logger.Level.WARNING, "fencing agent: " + AttachCommand.BEFORE_ATTACH
+                    + ". Drivers, data sources and pools already loaded and now instrumented: "
+                    + (instrumentedLoaded.isEmpty() ? "none" : String.join(", ", instrumentedLoaded)));
+        }
         long millis = (System.nanoTime() - started) / 1_000_000;
         LOG.log(System.Logger.Level.INFO, () -> "fencing agent " + (attached ? "attached" : "started") + " in " + millis
                 + " ms; fenced tables: " + describe(tables) + "; connections to " + settings.urls());

@@ -14,6 +14,7 @@ import net.bytebuddy.implementation.Implementation;
 import net.bytebuddy.matcher.ElementMatcher;
 import net.bytebuddy.pool.TypePool;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -23,6 +24,7 @@ import java.util.Set;
 import static net.bytebuddy.matcher.ElementMatchers.declaresMethod;
 import static net.bytebuddy.matcher.ElementMatchers.hasSuperType;
 import static net.bytebuddy.matcher.ElementMatchers.isAbstract;
+import static net.bytebuddy.matcher.ElementMatchers.isStatic;
 import static net.bytebuddy.matcher.ElementMatchers.named;
 import static net.bytebuddy.matcher.ElementMatchers.namedOneOf;
 import static net.bytebuddy.matcher.ElementMatchers.not;
@@ -39,11 +41,19 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
  *   <li>{@code connect(String, Properties)} of a {@code java.sql.Driver} and
  *       {@code getConnection()} / {@code getConnection(String, String)} of a
  *       {@code javax.sql.CommonDataSource} (pgjdbc declares them in a base class that is not a
- *       {@code DataSource}): {@link Advices.DriverConnect} / {@link Advices.GetConnection} when
- *       declared to return {@code java.sql.Connection}, {@link Advices.Covariant} when declared
- *       to return a subtype, and {@link BridgeAdvice} for the bridge over such a method;</li>
- *   <li>the connection-making method of a known pool ({@link #POOL_INTERNALS}):
- *       {@link Advices.PoolInternal};</li>
+ *       {@code DataSource}; Tomcat JDBC in {@code DataSourceProxy}, named in
+ *       {@link #NAMED_DATA_SOURCES}) or of a {@code javax.sql.PooledConnection} (the logical
+ *       connection of an {@code XAConnection}): {@link Advices.DriverConnect} /
+ *       {@link Advices.GetConnection} when declared to return {@code java.sql.Connection},
+ *       {@link Advices.Covariant} when declared to return a subtype, and {@link BridgeAdvice} for
+ *       the bridge over such a method;</li>
+ *   <li>a driver's static {@code connect(..)} (MariaDB's {@code Driver.connect(Configuration)}):
+ *       {@link Advices.StaticConnect} / {@link Advices.StaticCovariant};</li>
+ *   <li>{@code getXAConnection} / {@code getPooledConnection} of a data source:
+ *       {@link Advices.PooledFactory} (the connection opened inside is the driver's own);</li>
+ *   <li>the connection-making methods of a known pool ({@link #POOL_INTERNALS}) and
+ *       {@code connectionClosed} / {@code connectionErrorOccurred} of every
+ *       {@code javax.sql.ConnectionEventListener}: {@link Advices.PoolInternal};</li>
  *   <li>Redisson's {@code RedissonFencedLock} token methods and {@code RedissonBaseLock} release
  *       methods, matched by name (no Redisson at compile time).</li>
  * </ul>
@@ -58,16 +68,50 @@ final class Weaver {
      * each connection fenced once (a pool's proxy over a fenced connection is recognised through
      * {@code isWrapperFor}); only the fenced layer then sits under the pool's proxy.
      */
-    static final Map<String, String> POOL_INTERNALS = Map.of(
-            "com.zaxxer.hikari.pool.PoolBase", "newConnection",
-            "org.apache.commons.dbcp2.PoolableConnectionFactory", "makeObject",
-            "org.apache.tomcat.jdbc.pool.PooledConnection", "connect",
-            "io.agroal.pool.ConnectionFactory", "createConnection");
+    static final Map<String, Set<String>> POOL_INTERNALS = Map.of(
+            "com.zaxxer.hikari.pool.PoolBase", Set.of("newConnection"),
+            "org.apache.commons.dbcp2.PoolableConnectionFactory", Set.of("makeObject"),
+            "org.apache.tomcat.jdbc.pool.PooledConnection", Set.of("connect"),
+            "io.agroal.pool.ConnectionFactory", Set.of("createConnection"),
+            // Agroal takes the connection of its XAConnection in ConnectionHandler's constructor, called here
+            "io.agroal.pool.ConnectionPool$CreateConnectionTask", Set.of("call"),
+            "io.agroal.pool.Poolless", Set.of("createConnection"),
+            // MariaDB's own pool (MariaDbPoolDataSource, Pools.retrievePool): its appender thread opens
+            // connections with the static Driver.connect(Configuration), and it reaches the physical
+            // connection of its pooled ones with their covariant getConnection() (validation, close)
+            "org.mariadb.jdbc.pool.Pool", Set.of("addConnection", "getPoolConnection", "getIdleConnection",
+                    "removeIdleTimeoutConnection", "close", "closeAll", "testGetConnectionIdleThreadIds"));
+
+    /**
+     * The classes whose {@code PooledConnection.getConnection()} is woven (binary names): the
+     * {@code XAConnection} / {@code PooledConnection} a data source hands out is accepted only
+     * when its {@code getConnection()} is one of these, else the data source's call is refused.
+     */
+    static final Set<String> WOVEN_POOLED_CONNECTIONS = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /**
+     * Classes that hand out the connections of a {@code javax.sql.DataSource} subclass without
+     * being one themselves: Tomcat JDBC declares {@code getConnection()} (and
+     * {@code getPooledConnection()}) in {@code DataSourceProxy}, which its {@code DataSource}
+     * inherits. Woven as data sources.
+     */
+    static final Set<String> NAMED_DATA_SOURCES = Set.of("org.apache.tomcat.jdbc.pool.DataSourceProxy");
 
     static final String REDISSON_FENCED_LOCK = "org.redisson.RedissonFencedLock";
     static final String REDISSON_BASE_LOCK = "org.redisson.RedissonBaseLock";
 
     private final ThreadLocal<Boolean> weaving = new ThreadLocal<>();
+    private final FencedTables failures;
+
+    /** @param failures told when a class whose connections must be fenced cannot be instrumented */
+    Weaver(FencedTables failures) {
+        this.failures = failures;
+    }
+
+    /** True for the classes whose failed instrumentation would let connections out unfenced (not Redisson's locks). */
+    static boolean makesConnections(String name) {
+        return !name.equals(REDISSON_FENCED_LOCK) && !name.equals(REDISSON_BASE_LOCK);
+    }
 
     /**
      * Byte Buddy and the matchers, made when the first class is woven rather than at start-up:
@@ -76,9 +120,17 @@ final class Weaver {
      */
     private static final class Lazy {
         static final ElementMatcher.Junction<MethodDescription> CONNECT = named("connect")
-                .and(takesArguments(String.class, Properties.class)).and(not(isAbstract()));
+                .and(takesArguments(String.class, Properties.class)).and(not(isAbstract())).and(not(isStatic()));
         static final ElementMatcher.Junction<MethodDescription> GET_CONNECTION = named("getConnection")
-                .and(takesArguments(0).or(takesArguments(String.class, String.class))).and(not(isAbstract()));
+                .and(takesArguments(0).or(takesArguments(String.class, String.class))).and(not(isAbstract()))
+                .and(not(isStatic()));
+        static final ElementMatcher.Junction<MethodDescription> BUILD = named("build").and(takesArguments(0))
+                .and(not(isAbstract())).and(not(isStatic()));
+        static final ElementMatcher.Junction<MethodDescription> STATIC_CONNECT = named("connect").and(isStatic());
+        static final ElementMatcher.Junction<MethodDescription> POOLED_FACTORY =
+                namedOneOf("getXAConnection", "getPooledConnection")
+                        .and(takesArguments(0).or(takesArguments(String.class, String.class))).and(not(isAbstract()))
+                        .and(not(isStatic()));
         static final ElementMatcher.Junction<TypeDescription> CONNECTION = named("java.sql.Connection");
         static final ElementMatcher.Junction<TypeDescription> CONNECTION_SUBTYPE =
                 hasSuperType(named("java.sql.Connection")).and(not(CONNECTION));
@@ -92,6 +144,7 @@ final class Weaver {
     static Set<String> namedTargets() {
         List<String> names = new ArrayList<>();
         POOL_INTERNALS.keySet().forEach(name -> names.add(name.replace('.', '/')));
+        NAMED_DATA_SOURCES.forEach(name -> names.add(name.replace('.', '/')));
         names.add(REDISSON_FENCED_LOCK.replace('.', '/'));
         names.add(REDISSON_BASE_LOCK.replace('.', '/'));
         return Set.copyOf(names);
@@ -118,10 +171,15 @@ final class Weaver {
                 type = pool.describe(name).resolve();
                 advice = adviceFor(type);
             } catch (RuntimeException | LinkageError e) {
-                // a super type whose class file cannot be read: the JVM cannot define the class either,
-                // unless its loader hides class files; say so, since a driver's connections would go unfenced
-                LOG.log(System.Logger.Level.WARNING, "fencing agent: cannot read the type hierarchy of " + name
-                        + "; if it is a JDBC driver or data source, its connections are NOT fenced: " + e);
+                // a super type whose class file cannot be read: the JVM cannot define the class either, unless
+                // its loader hides class files. A class that names a JDBC connection type in its constant pool
+                // may be a driver or data source whose connections would pass the agent: refuse them all
+                if (namesConnectionType(classfile)) {
+                    failures.instrumentationFailed(name, e);
+                } else {
+                    LOG.log(System.Logger.Level.WARNING, "fencing agent: cannot read the type hierarchy of " + name
+                            + " (it names no JDBC connection type, so it is taken for no driver or data source): " + e);
+                }
                 return null;
             }
             if (advice.isEmpty()) {
@@ -131,7 +189,19 @@ final class Weaver {
             for (AsmVisitorWrapper wrapper : advice) {
                 builder = builder.visit(wrapper);
             }
-            return builder.make(TypeResolutionStrategy.Disabled.INSTANCE, pool).getBytes();
+            try {
+                return builder.make(TypeResolutionStrategy.Disabled.INSTANCE, pool).getBytes();
+            } catch (RuntimeException | LinkageError e) {
+                // a driver, data source or pool class that stays as it is would hand out connections the
+                // agent never sees, and so can neither fence nor refuse: refuse every connection instead
+                if (makesConnections(name)) {
+                    failures.instrumentationFailed(name, e);
+                } else {
+                    LOG.log(System.Logger.Level.ERROR, "fencing agent: could not instrument " + name
+                            + "; its tokens are not put in scope", e);
+                }
+                return null;
+            }
         } catch (RuntimeException | LinkageError e) {
             LOG.log(System.Logger.Level.ERROR, "fencing agent: could not instrument " + name
                     + "; connections it makes are NOT fenced", e);
@@ -141,25 +211,82 @@ final class Weaver {
         }
     }
 
+    private static final byte[][] CONNECTION_TYPES = {
+            "Ljava/sql/Connection;".getBytes(StandardCharsets.US_ASCII),
+            "Ljavax/sql/PooledConnection;".getBytes(StandardCharsets.US_ASCII),
+            "Ljavax/sql/XAConnection;".getBytes(StandardCharsets.US_ASCII)};
+
+    /** Whether a descriptor in the class file names {@code java.sql.Connection} or a pooled / XA connection. */
+    static boolean namesConnectionType(byte[] classfile) {
+        for (byte[] type : CONNECTION_TYPES) {
+            outer:
+            for (int at = 0; at <= classfile.length - type.length; at++) {
+                for (int i = 0; i < type.length; i++) {
+                    if (classfile[at + i] != type[i]) {
+                        continue outer;
+                    }
+                }
+                return true;
+            }
+        }
+        return false;
+    }
+
     private static List<AsmVisitorWrapper> adviceFor(TypeDescription type) {
         List<AsmVisitorWrapper> advice = new ArrayList<>();
         if (type.isInterface()) {
             return advice;
         }
         String name = type.getName();
+        boolean bridges = false; // the bridge methods over covariant connection-returning methods, instrumented once
         if (declaresMethod(named("connect")).matches(type) && hasSuperType(named("java.sql.Driver")).matches(type)) {
             advice.add(Advice.to(Advices.DriverConnect.class).on(Lazy.CONNECT.and(returns(Lazy.CONNECTION))));
             advice.add(Advice.to(Advices.Covariant.class).on(Lazy.CONNECT.and(returns(Lazy.CONNECTION_SUBTYPE))));
-            advice.add(new BridgeAdvice());
-        } else if (declaresMethod(named("getConnection")).matches(type)
-                && hasSuperType(named("javax.sql.CommonDataSource")).matches(type)) {
-            advice.add(Advice.to(Advices.GetConnection.class).on(Lazy.GET_CONNECTION.and(returns(Lazy.CONNECTION))));
-            advice.add(Advice.to(Advices.Covariant.class).on(Lazy.GET_CONNECTION.and(returns(Lazy.CONNECTION_SUBTYPE))));
+            // MariaDB's public static Driver.connect(Configuration): another way in to the same connections
+            advice.add(Advice.to(Advices.StaticConnect.class).on(Lazy.STATIC_CONNECT.and(returns(Lazy.CONNECTION))));
+            advice.add(Advice.to(Advices.StaticCovariant.class).on(Lazy.STATIC_CONNECT.and(returns(Lazy.CONNECTION_SUBTYPE))));
+            bridges = true;
+        } else {
+            boolean dataSource = hasSuperType(named("javax.sql.CommonDataSource")).matches(type)
+                    || NAMED_DATA_SOURCES.contains(name);
+            // the logical connections of XAConnection / PooledConnection (MariaDB's, H2's, pgjdbc's)
+            boolean pooledConnection = hasSuperType(named("javax.sql.PooledConnection")).matches(type);
+            if ((dataSource || pooledConnection) && declaresMethod(Lazy.GET_CONNECTION).matches(type)) {
+                advice.add(Advice.to(Advices.GetConnection.class).on(Lazy.GET_CONNECTION.and(returns(Lazy.CONNECTION))));
+                advice.add(Advice.to(Advices.Covariant.class).on(Lazy.GET_CONNECTION.and(returns(Lazy.CONNECTION_SUBTYPE))));
+                bridges = true;
+                if (pooledConnection) {
+                    WOVEN_POOLED_CONNECTIONS.add(name);
+                }
+            }
+            if (dataSource && declaresMethod(Lazy.POOLED_FACTORY).matches(type)) {
+                advice.add(Advice.to(Advices.PooledFactory.class).on(Lazy.POOLED_FACTORY));
+            }
+        }
+        if (hasSuperType(named("java.sql.ConnectionBuilder")).matches(type)
+                && declaresMethod(Lazy.BUILD).matches(type)) {
+            // JDBC 4.3: dataSource.createConnectionBuilder().user(..).build()
+            advice.add(Advice.to(Advices.GetConnection.class).on(Lazy.BUILD.and(returns(Lazy.CONNECTION))));
+            advice.add(Advice.to(Advices.Covariant.class).on(Lazy.BUILD.and(returns(Lazy.CONNECTION_SUBTYPE))));
+            bridges = true;
+        }
+        if (hasSuperType(namedOneOf("javax.sql.PooledConnectionBuilder", "javax.sql.XAConnectionBuilder")).matches(type)
+                && declaresMethod(Lazy.BUILD).matches(type)) {
+            advice.add(Advice.to(Advices.PooledFactory.class).on(Lazy.BUILD));
+        }
+        if (bridges) {
             advice.add(new BridgeAdvice());
         }
-        String poolMethod = POOL_INTERNALS.get(name);
-        if (poolMethod != null) {
-            advice.add(Advice.to(Advices.PoolInternal.class).on(named(poolMethod).and(not(isAbstract()))));
+        if (hasSuperType(named("javax.sql.ConnectionEventListener")).matches(type)) {
+            // a pool's listener on its pooled connections (MariaDB's Pool, c3p0, application servers) takes
+            // the physical connection back with getConnection() when the application closes its handle
+            advice.add(Advice.to(Advices.PoolInternal.class).on(namedOneOf("connectionClosed", "connectionErrorOccurred")
+                    .and(takesArguments(1)).and(not(isAbstract()))));
+        }
+        Set<String> poolMethods = POOL_INTERNALS.get(name);
+        if (poolMethods != null) {
+            advice.add(Advice.to(Advices.PoolInternal.class).on(namedOneOf(poolMethods.toArray(String[]::new))
+                    .and(not(isAbstract()))));
         }
         if (name.equals(REDISSON_FENCED_LOCK)) {
             advice.add(Advice.to(Advices.FencedLockToken.class).on(

@@ -37,10 +37,15 @@ class AttachIT {
                 attach = attacher.awaitSuccess(TIMEOUT);
             }
             assertThat(attach).contains("fencing agent attached to " + app.pid());
+            // what an attach cannot change is said where the operator looks: the command's output and the target's log
+            assertThat(attach).contains("connections the application obtained before the attach and still holds are NOT fenced");
 
             app.send("go");
             String output = app.awaitSuccess(TIMEOUT);
-            assertThat(output).contains("fencing agent attached in");
+            assertThat(output).contains("fencing agent attached in")
+                    .contains("connections the application obtained before the attach and still holds are NOT fenced")
+                    // what is possible: the pool loaded before the attach is instrumented now, and says so
+                    .containsPattern("now instrumented: .*com\\.zaxxer\\.hikari\\.HikariDataSource");
             // the application loaded its own Fence before the agent came: that copy stays the one in effect
             assertThat(output).contains("FENCE loader=jdk.internal.loader.ClassLoaders$AppClassLoader");
             assertThat(output).contains("RESULT mode=attached-hikari connection=dev.fencing.jdbc.FencedConnection "

@@ -29,6 +29,22 @@ class ClassFileFilterTest {
         }
     }
 
+    static final class Builder {
+        Object build() {
+            return this;
+        }
+    }
+
+    static final class Listener implements javax.sql.ConnectionEventListener {
+        @Override
+        public void connectionClosed(javax.sql.ConnectionEvent event) {
+        }
+
+        @Override
+        public void connectionErrorOccurred(javax.sql.ConnectionEvent event) {
+        }
+    }
+
     static final class Reconnect {
         void reconnect() {
         }
@@ -49,6 +65,12 @@ class ClassFileFilterTest {
         assertThat(ClassFileFilter.scan(classfile(Reconnect.class))).isZero(); // "reconnect" is not "connect"
         assertThat(ClassFileFilter.scan(classfile(String.class))).isZero();
         assertThat(ClassFileFilter.scan(classfile(org.h2.Driver.class)) & ClassFileFilter.CONNECT).isNotZero();
+        // pgjdbc's XA data source declares getXAConnection, not getConnection (its base class does)
+        assertThat(ClassFileFilter.scan(classfile(org.postgresql.xa.PGXADataSource.class))).isEqualTo(ClassFileFilter.POOLED);
+        assertThat(ClassFileFilter.scan(classfile(example.app.MatrixSample.ConnectionBuilderSample.class)))
+                .isEqualTo(ClassFileFilter.BUILDER);
+        assertThat(ClassFileFilter.scan(classfile(Builder.class))).isZero(); // a build() of no JDBC builder
+        assertThat(ClassFileFilter.scan(classfile(Listener.class))).isEqualTo(ClassFileFilter.POOLED);
     }
 
     @Test
@@ -65,7 +87,8 @@ class ClassFileFilterTest {
     @Test
     void whatCannotBeReadIsLookedAtFurther() {
         assertThat(ClassFileFilter.scan(new byte[] {(byte) 0xCA, (byte) 0xFE, (byte) 0xBA, (byte) 0xBE, 0, 0, 0, 61, 0, 3, 99}))
-                .isEqualTo(ClassFileFilter.CONNECT | ClassFileFilter.GET_CONNECTION | ClassFileFilter.FENCED);
+                .isEqualTo(ClassFileFilter.CONNECT | ClassFileFilter.GET_CONNECTION | ClassFileFilter.FENCED
+                        | ClassFileFilter.POOLED | ClassFileFilter.BUILDER);
         assertThat(ClassFileFilter.scan(null)).isZero();
     }
 }

@@ -70,4 +70,18 @@ class FencedTablesTest {
         tables.addEntity(Invoice.class);
         assertThatThrownBy(tables::current).isInstanceOf(FencingException.class);
     }
+
+    @Test
+    void aConnectionClassThatCannotBeInstrumentedRefusesEveryConnectionAfter() throws Exception {
+        FencedTables tables = new FencedTables(keys(FencingConfig.TABLES, "orders"));
+        assertThat(tables.current()).isNotNull();
+
+        tables.instrumentationFailed("com.example.jdbc.Driver", new IllegalStateException("frames"));
+
+        assertThatThrownBy(tables::current).isInstanceOf(FencingException.class)
+                .hasMessageContaining("could not instrument com.example.jdbc.Driver")
+                .hasMessageContaining("every connection is refused");
+        tables.addEntity(Invoice.class); // stays refused
+        assertThatThrownBy(tables::current).hasMessageContaining("com.example.jdbc.Driver");
+    }
 }

@@ -45,7 +45,9 @@ import com.sun.source.util.JavacTask;
  * implements it; a dangerous {@code default} method is re-declared {@code abstract} for the same
  * reason (otherwise the interface's default would silently run against the wrapper).
  *
- * <p>Usage: {@code java DelegateGenerator.java OUTPUT_DIR interface=generated.ClassName ...}
+ * <p>Usage: {@code java DelegateGenerator.java OUTPUT_DIR interface=generated.ClassName[:SuperClass] ...}
+ * (a superclass, in the generated class's package, with a no-argument constructor, when the
+ * wrapper must also extend a class of its own).
  */
 public final class DelegateGenerator {
 
@@ -134,6 +136,7 @@ public final class DelegateGenerator {
         for (int i = 1; i < args.length; i++) {
             interfaces.add(args[i].substring(0, args[i].indexOf('=')));
         }
+        // a superclass, if any, follows the generated name after ':'
         Elements elements = java17Api(interfaces);
         for (int i = 1; i < args.length; i++) {
             String[] pair = args[i].split("=", 2);
@@ -141,8 +144,9 @@ public final class DelegateGenerator {
             if (iface == null) {
                 throw new IllegalArgumentException("no interface " + pair[0] + " in the Java 17 API");
             }
-            String generated = pair[1];
-            String source = generate(elements, iface, generated);
+            String[] names = pair[1].split(":", 2);
+            String generated = names[0];
+            String source = generate(elements, iface, generated, names.length == 2 ? names[1] : null);
             Path file = output.resolve(generated.replace('.', '/') + ".java");
             Files.createDirectories(file.getParent());
             if (!Files.exists(file) || !Files.readString(file).equals(source)) {
@@ -176,6 +180,10 @@ public final class DelegateGenerator {
     }
 
     static String generate(Elements elements, TypeElement iface, String generatedName) {
+        return generate(elements, iface, generatedName, null);
+    }
+
+    static String generate(Elements elements, TypeElement iface, String generatedName, String superclass) {
         int dot = generatedName.lastIndexOf('.');
         String packageName = generatedName.substring(0, dot);
         String simpleName = generatedName.substring(dot + 1);
@@ -190,7 +198,8 @@ public final class DelegateGenerator {
             out.write(" * take SQL text, can write or change transaction state are not here: the subclass must\n");
             out.write(" * implement each of them by hand (dangerous {@code default} methods are re-declared abstract).\n */\n");
             out.write("@SuppressWarnings({\"deprecation\", \"removal\"})\n");
-            out.write("abstract class " + simpleName + " implements " + ifaceName + " {\n\n");
+            out.write("abstract class " + simpleName + (superclass == null ? "" : " extends " + superclass)
+                    + " implements " + ifaceName + " {\n\n");
             out.write("    /** The driver's own object; never handed out. */\n");
             out.write("    final " + ifaceName + " delegate;\n\n");
             out.write("    " + simpleName + "(" + ifaceName + " delegate) {\n");

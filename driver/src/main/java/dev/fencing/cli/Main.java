@@ -9,7 +9,7 @@ import java.util.Arrays;
 import java.util.Locale;
 import java.util.Properties;
 
-/** {@code java -jar fencing-driver.jar explain|demo ...}. */
+/** {@code java -jar fencing-driver.jar explain|demo|guard ...}. */
 public final class Main {
 
     private Main() {
@@ -24,7 +24,8 @@ public final class Main {
 
     static int run(String[] args) throws Exception {
         if (args.length == 0) {
-            System.err.println("usage: java -jar fencing-driver-cli.jar explain|demo [options]");
+            System.err.println("usage: java -jar fencing-driver-cli.jar explain|demo|guard [options]");
+            System.err.println(Guard.USAGE);
             Explain.printUsage(System.err);
             return 2;
         }
@@ -33,8 +34,9 @@ public final class Main {
         return switch (command) {
             case "explain" -> explain(rest);
             case "demo" -> demo(rest);
+            case "guard" -> Guard.run(rest, System.out, System.err);
             default -> {
-                System.err.println("unknown command '" + command + "'; expected explain or demo");
+                System.err.println("unknown command '" + command + "'; expected explain, demo or guard");
                 yield 2;
             }
         };

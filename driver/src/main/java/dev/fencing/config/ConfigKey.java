@@ -40,6 +40,10 @@ public enum ConfigKey {
     PARSE_TIMEOUT_MILLIS("fencing.parse-timeout-millis", "2000",
             "how long the analysis of one statement text may take, in milliseconds, before it is refused",
             Kind.NUMBER, 1, 60_000),
+    DATABASE_GUARD("fencing.database-guard", "off",
+            "required: every fenced table must carry the database guard (triggers checking the session's fence),"
+                    + " else fenced writes fail closed; the session's fence is kept in step with the thread's",
+            Kind.CHOICE, "off", "required"),
     CONFIG("fencing.config", null,
             "a properties file with fencing.* keys (else the FENCING_CONFIG environment variable, else fencing.properties on the class path)",
             Kind.PATH);

@@ -80,7 +80,8 @@ final class ConnectionContext {
      * database guard plugs in here (its session fence, when {@code fencing.database-guard=required}).
      */
     static SendHook.Factory sendHookFactory(FencingConfig config) {
-        return null;
+        return config.guardRequired() ? (database, dialect, transaction) -> GuardHook.of(database, dialect, transaction, config)
+                : null;
     }
 
     FencingConfig config() {

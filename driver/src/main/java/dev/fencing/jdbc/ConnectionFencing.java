@@ -36,20 +36,34 @@ public final class ConnectionFencing {
     }
 
     /**
-     * True when {@code connection} is a fenced connection or says that it wraps one (a pool's
-     * proxy over a fenced connection). A connection that cannot answer counts as not fenced.
+     * True when {@code connection} is a fenced connection or unwraps to one (a pool's proxy over
+     * a fenced connection). A connection that cannot answer counts as not fenced.
      */
     public static boolean isFenced(Connection connection) {
-        if (connection instanceof FencedConnection) {
-            return true;
+        return fencedWith(connection) != null;
+    }
+
+    /**
+     * The configuration of the fenced connection that {@code connection} is, or that its
+     * {@code unwrap(..)} hands back (a pool's proxy over one); null when it is neither. Only an
+     * object that is a fenced connection counts: a wrapper that merely answers
+     * {@code isWrapperFor} with true, or unwraps to something else, is not fenced.
+     */
+    public static FencingConfig fencedWith(Connection connection) {
+        if (connection instanceof FencedConnection fenced) {
+            return fenced.config();
         }
         if (connection == null) {
-            return false;
+            return null;
         }
         try {
-            return connection.isWrapperFor(FencedConnection.class);
+            if (!connection.isWrapperFor(FencedConnection.class)) {
+                return null; // the common case, answered without the exception a failed unwrap costs
+            }
+            Object inner = connection.unwrap(FencedConnection.class);
+            return inner instanceof FencedConnection fenced ? fenced.config() : null;
         } catch (SQLException | RuntimeException e) {
-            return false;
+            return null;
         }
     }
 }

@@ -17,23 +17,20 @@ import java.sql.Statement;
  * <p>The {@code execute*(String)} methods live here because JDBC lets a prepared statement be asked
  * for them too; such texts are planned like those of a plain statement.
  */
-abstract class DelegatingStatement implements Statement {
+abstract class DelegatingStatement extends StatementDelegate {
 
     final FencedConnection connection;
     final Pipeline pipeline;
-    private final Statement delegate;
     private boolean closed;
 
-    /** What the last execution was admitted with, and its results read afterwards. */
-    final Execution execution = new Execution();
     private BatchLog batch;
     /** True when an entry of the pending batch may begin or end the transaction. */
     private boolean batchChangesTransaction;
 
     DelegatingStatement(FencedConnection connection, Statement delegate) {
+        super(delegate);
         this.connection = connection;
         this.pipeline = connection.pipeline();
-        this.delegate = delegate;
     }
 
     final void checkOpen() throws SQLException {
@@ -58,7 +55,7 @@ abstract class DelegatingStatement implements Statement {
     private <T> T send(String sql, Send<T> send) throws SQLException {
         checkOpen();
         FencePlan plan = connection.plan(sql);
-        Execution e = pipeline.admit(execution, plan, null, pipeline.effectOf(plan));
+        Execution e = pipeline.admit(this, plan, null, pipeline.effectOf(plan));
         String text = e.fenced() ? plan.renderWithFence(e.fence) : sql;
         pipeline.beforeSend(e);
         try {
@@ -143,7 +140,7 @@ abstract class DelegatingStatement implements Statement {
     public void addBatch(String sql) throws SQLException {
         checkOpen();
         FencePlan plan = connection.plan(sql);
-        Execution e = pipeline.admit(execution, plan, null, pipeline.effectOf(plan));
+        Execution e = pipeline.admit(this, plan, null, pipeline.effectOf(plan));
         delegate.addBatch(e.fenced() ? plan.renderWithFence(e.fence) : sql);
         added(e, null);
     }
@@ -172,7 +169,7 @@ abstract class DelegatingStatement implements Statement {
         boolean changesTransaction = batchChangesTransaction;
         batch = null;
         batchChangesTransaction = false;
-        pipeline.beforeBatch(execution, log, delegate);
+        pipeline.beforeBatch(this, log, delegate);
         try {
             int[] counts = delegate.executeBatch();
             if (log != null) {
@@ -193,7 +190,7 @@ abstract class DelegatingStatement implements Statement {
         boolean changesTransaction = batchChangesTransaction;
         batch = null;
         batchChangesTransaction = false;
-        pipeline.beforeBatch(execution, log, delegate);
+        pipeline.beforeBatch(this, log, delegate);
         try {
             long[] counts = delegate.executeLargeBatch();
             if (log != null) {
@@ -222,25 +219,25 @@ abstract class DelegatingStatement implements Statement {
         if (rows == null) {
             return null;
         }
-        if (execution.lastResult == null || !execution.lastResult.wraps(rows)) {
-            ReturningCheck check = execution.pendingCheck;
-            execution.pendingCheck = null;
-            execution.lastResult = new FencedResultSet(connection, this, rows, execution.plan, check);
+        if (lastResult == null || !lastResult.wraps(rows)) {
+            ReturningCheck check = pendingCheck;
+            pendingCheck = null;
+            lastResult = new FencedResultSet(connection, this, rows, plan, check);
         }
-        return execution.lastResult;
+        return lastResult;
     }
 
     @Override
     public boolean getMoreResults() throws SQLException {
         checkOpen();
-        execution.pendingCheck = null;
+        pendingCheck = null;
         return delegate.getMoreResults();
     }
 
     @Override
     public boolean getMoreResults(int current) throws SQLException {
         checkOpen();
-        execution.pendingCheck = null;
+        pendingCheck = null;
         return delegate.getMoreResults(current);
     }
 
@@ -248,7 +245,7 @@ abstract class DelegatingStatement implements Statement {
     public ResultSet getGeneratedKeys() throws SQLException {
         checkOpen();
         ResultSet keys = delegate.getGeneratedKeys();
-        return keys == null ? null : new FencedResultSet(connection, this, keys, execution.plan, null);
+        return keys == null ? null : new FencedResultSet(connection, this, keys, plan, null);
     }
 
     @Override
@@ -256,8 +253,8 @@ abstract class DelegatingStatement implements Statement {
         if (!closed) {
             closed = true;
             batch = null;
-            execution.pendingCheck = null;
-            execution.lastResult = null;
+            pendingCheck = null;
+            lastResult = null;
             delegate.close();
         }
     }
@@ -287,132 +284,34 @@ abstract class DelegatingStatement implements Statement {
     // ---- plain delegation ------------------------------------------------------------------
 
     @Override
-    public int getMaxFieldSize() throws SQLException {
-        return delegate.getMaxFieldSize();
-    }
-
-    @Override
-    public void setMaxFieldSize(int max) throws SQLException {
-        delegate.setMaxFieldSize(max);
-    }
-
-    @Override
-    public int getMaxRows() throws SQLException {
-        return delegate.getMaxRows();
-    }
-
-    @Override
-    public void setMaxRows(int max) throws SQLException {
-        delegate.setMaxRows(max);
-    }
-
-    @Override
-    public void setEscapeProcessing(boolean enable) throws SQLException {
-        delegate.setEscapeProcessing(enable);
-    }
-
-    @Override
-    public int getQueryTimeout() throws SQLException {
-        return delegate.getQueryTimeout();
-    }
-
-    @Override
-    public void setQueryTimeout(int seconds) throws SQLException {
-        delegate.setQueryTimeout(seconds);
-    }
-
-    @Override
-    public void cancel() throws SQLException {
-        delegate.cancel();
-    }
-
-    @Override
-    public SQLWarning getWarnings() throws SQLException {
-        return delegate.getWarnings();
-    }
-
-    @Override
-    public void clearWarnings() throws SQLException {
-        delegate.clearWarnings();
-    }
-
-    @Override
     public void setCursorName(String name) throws SQLException {
         delegate.setCursorName(name);
     }
 
+
+    // ---- quoting helpers (JDBC 4.3 defaults) -------------------------------------------------------
+
+    // Left to the driver rather than to Statement's defaults: the text they build comes back through
+    // the analyzer, and only the driver knows its server's quoting (MariaDB escapes backslashes
+    // unless NO_BACKSLASH_ESCAPES is set); the analyzer then judges the result like any other text.
+
     @Override
-    public int getUpdateCount() throws SQLException {
-        return delegate.getUpdateCount();
+    public String enquoteLiteral(String value) throws SQLException {
+        return delegate.enquoteLiteral(value);
     }
 
     @Override
-    public void setFetchDirection(int direction) throws SQLException {
-        delegate.setFetchDirection(direction);
+    public String enquoteIdentifier(String identifier, boolean alwaysQuote) throws SQLException {
+        return delegate.enquoteIdentifier(identifier, alwaysQuote);
     }
 
     @Override
-    public int getFetchDirection() throws SQLException {
-        return delegate.getFetchDirection();
+    public boolean isSimpleIdentifier(String identifier) throws SQLException {
+        return delegate.isSimpleIdentifier(identifier);
     }
 
     @Override
-    public void setFetchSize(int rows) throws SQLException {
-        delegate.setFetchSize(rows);
-    }
-
-    @Override
-    public int getFetchSize() throws SQLException {
-        return delegate.getFetchSize();
-    }
-
-    @Override
-    public int getResultSetConcurrency() throws SQLException {
-        return delegate.getResultSetConcurrency();
-    }
-
-    @Override
-    public int getResultSetType() throws SQLException {
-        return delegate.getResultSetType();
-    }
-
-    @Override
-    public int getResultSetHoldability() throws SQLException {
-        return delegate.getResultSetHoldability();
-    }
-
-    @Override
-    public void setPoolable(boolean poolable) throws SQLException {
-        delegate.setPoolable(poolable);
-    }
-
-    @Override
-    public boolean isPoolable() throws SQLException {
-        return delegate.isPoolable();
-    }
-
-    @Override
-    public void closeOnCompletion() throws SQLException {
-        delegate.closeOnCompletion();
-    }
-
-    @Override
-    public boolean isCloseOnCompletion() throws SQLException {
-        return delegate.isCloseOnCompletion();
-    }
-
-    @Override
-    public long getLargeUpdateCount() throws SQLException {
-        return delegate.getLargeUpdateCount();
-    }
-
-    @Override
-    public void setLargeMaxRows(long max) throws SQLException {
-        delegate.setLargeMaxRows(max);
-    }
-
-    @Override
-    public long getLargeMaxRows() throws SQLException {
-        return delegate.getLargeMaxRows();
+    public String enquoteNCharLiteral(String value) throws SQLException {
+        return delegate.enquoteNCharLiteral(value);
     }
 }

@@ -9,9 +9,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * below it, so a connection that finds its (lock, fence) here need not claim again, and one that
  * finds a newer fence knows its tenure is over without asking the database.
  *
- * <p>A {@link FencingDataSource} shares one among its connections (they reach one database); a
- * connection of {@link FencingDriver} keeps its own. Bounded: past {@link #MAX_LOCKS} locks some
- * are forgotten, which only costs their next claim a statement. Thread-safe.
+ * <p>Shared by the connections of one {@link ConnectionContext} that report the same database URL
+ * (the sharing rule is stated there); only claims known to be committed are recorded. Bounded:
+ * past {@link #MAX_LOCKS} locks some are forgotten, which only costs their next claim a statement.
+ * Thread-safe.
  */
 final class EpochClaims {
 

@@ -20,8 +20,9 @@ import java.util.OptionalLong;
  * the guard row of the fence's lock is raised to the fence ({@link EpochSql#raise()}, creating the
  * row when absent). A guard that already holds a newer fence means the tenure is over:
  * {@link StaleFenceException}, and the statement is not sent. Claims committed are remembered in
- * {@link EpochClaims} (the data source's, so one claim serves every connection of the pool);
- * claims made inside an open transaction count only once it commits.
+ * {@link EpochClaims} (shared by the connection context's connections to the same database,
+ * so one claim serves every connection of a pool); claims made inside an open transaction count
+ * only once {@link TransactionState} reports it committed.
  *
  * <p><b>Check.</b> Every transaction that writes an epoch-mode table raises the guard row again
  * before its first write, in the same transaction: the row is locked until the transaction ends,

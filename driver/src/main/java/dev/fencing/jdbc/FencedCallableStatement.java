@@ -24,7 +24,7 @@ import java.util.Calendar;
 import java.util.Map;
 
 /**
- * A callable statement, planned with {@code StatementAnalyzer.planCall} at prepare time. OUT
+ * A callable statement, planned at prepare time like any other text. OUT
  * parameters by index use the application's numbering, like IN parameters. Parameters by name
  * cannot be mapped around the fence slots, so on a fenced write they are refused; on other
  * statements they pass to the driver.
@@ -41,9 +41,9 @@ final class FencedCallableStatement extends FencedPreparedStatement implements C
     /** Refuses binding by name on a fenced write: the driver's numbering is not the application's. */
     private void named() throws SQLException {
         checkOpen();
-        if (plan.kind() == FencePlan.Kind.FENCED) {
-            throw new UnfenceableStatementException(plan.fencedTable(), "parameters cannot be bound by name on a"
-                    + " write to fenced table " + plan.fencedTable() + ": its parameters are renumbered around the"
+        if (prepared.kind() == FencePlan.Kind.FENCED) {
+            throw new UnfenceableStatementException(prepared.fencedTable(), "parameters cannot be bound by name on a"
+                    + " write to fenced table " + prepared.fencedTable() + ": its parameters are renumbered around the"
                     + " fence check. Bind them by index.");
         }
     }

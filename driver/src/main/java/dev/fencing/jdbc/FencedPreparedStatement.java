@@ -34,7 +34,8 @@ import java.util.Calendar;
 class FencedPreparedStatement extends DelegatingStatement implements PreparedStatement {
 
     private final PreparedStatement statement;
-    final FencePlan plan;
+    /** The plan made at prepare time (the last execution's, admitted, is {@link Execution#plan}). */
+    final FencePlan prepared;
     /** The application's values, kept only when the zero-row diagnosis re-runs them; else null. */
     private final BoundValues values;
     /** What this statement's text does to the transaction, decided once. */
@@ -43,14 +44,14 @@ class FencedPreparedStatement extends DelegatingStatement implements PreparedSta
     FencedPreparedStatement(FencedConnection connection, PreparedStatement statement, FencePlan plan) {
         super(connection, statement);
         this.statement = statement;
-        this.plan = plan;
+        this.prepared = plan;
         this.values = BoundValues.forPlan(plan, connection.config());
         this.effect = pipeline.effectOf(plan);
     }
 
     /** The database's index of application parameter {@code parameterIndex}; refuses any other. */
     final int index(int parameterIndex) throws SQLException {
-        return databaseIndex(plan, parameterIndex);
+        return databaseIndex(prepared, parameterIndex);
     }
 
     /**
@@ -70,9 +71,9 @@ class FencedPreparedStatement extends DelegatingStatement implements PreparedSta
     /** Step 1 of the pipeline, and the admitted fence bound to the plan's fence slots. */
     private Execution admit() throws SQLException {
         checkOpen();
-        Execution e = pipeline.admit(execution, plan, values == null ? null : values.live(), effect);
+        Execution e = pipeline.admit(this, prepared, values == null ? null : values.live(), effect);
         if (e.fenced()) {
-            for (int slot : plan.fenceIndexes()) {
+            for (int slot : prepared.fenceIndexes()) {
                 statement.setLong(slot, e.fence);
             }
         }
@@ -154,7 +155,7 @@ class FencedPreparedStatement extends DelegatingStatement implements PreparedSta
     @Override
     public ParameterMetaData getParameterMetaData() throws SQLException {
         checkOpen();
-        return new FencedParameterMetaData(statement.getParameterMetaData(), plan);
+        return new FencedParameterMetaData(statement.getParameterMetaData(), prepared);
     }
 
     @Override

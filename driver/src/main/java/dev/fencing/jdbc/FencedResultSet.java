@@ -120,7 +120,15 @@ final class FencedResultSet extends ResultSetDelegate {
         return type.cast(fenced);
     }
 
+    /**
+     * Before a row is written back: refused when it may belong to a fenced table, unless the database
+     * guard is required and verified (its trigger checks the write); the session's fence is set first.
+     */
     private void refuseWriteBack(String operation) throws SQLException {
+        if (connection.pipeline().guardChecksWriteBack()) {
+            connection.pipeline().beforeWriteBack();
+            return;
+        }
         if (origin == null || origin.namesFencedTable()) {
             String table = origin == null ? null : origin.fencedTable();
             throw new UnfenceableStatementException(table, "ResultSet." + operation + " is refused: "
@@ -134,19 +142,31 @@ final class FencedResultSet extends ResultSetDelegate {
     @Override
     public void insertRow() throws SQLException {
         refuseWriteBack("insertRow");
-        delegate.insertRow();
+        try {
+            delegate.insertRow();
+        } catch (SQLException failure) {
+            throw connection.pipeline().writeBackFailed(failure);
+        }
     }
 
     @Override
     public void updateRow() throws SQLException {
         refuseWriteBack("updateRow");
-        delegate.updateRow();
+        try {
+            delegate.updateRow();
+        } catch (SQLException failure) {
+            throw connection.pipeline().writeBackFailed(failure);
+        }
     }
 
     @Override
     public void deleteRow() throws SQLException {
         refuseWriteBack("deleteRow");
-        delegate.deleteRow();
+        try {
+            delegate.deleteRow();
+        } catch (SQLException failure) {
+            throw connection.pipeline().writeBackFailed(failure);
+        }
     }
 
     @Override

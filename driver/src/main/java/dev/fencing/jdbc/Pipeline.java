@@ -21,7 +21,7 @@ import java.util.OptionalLong;
  * wrappers only route into it: each execute method of a statement is
  *
  * <pre>{@code
- * Execution e = pipeline.admit(execution, plan, values, effect);  // 1. the fence, read once; refusals
+ * Execution e = pipeline.admit(this, plan, values, effect);       // 1. the fence, read once; refusals
  * (bind e.fence into the plan's fence slots)                      //    prepared statements
  * pipeline.beforeSend(e);                                         // 2. session hook, epoch guard
  * try {
@@ -72,9 +72,11 @@ final class Pipeline {
      */
     FencePlan plan(String sql) throws SQLException {
         FencingListener[] listening = listeners.current();
-        if (listening.length == 0) {
-            return analyzer.plan(sql, connection.database());
-        }
+        return listening.length == 0 ? analyzer.plan(sql, connection.database()) : planTold(sql, listening);
+    }
+
+    /** {@link #plan}, timed and told to the listeners. */
+    private FencePlan planTold(String sql, FencingListener[] listening) throws SQLException {
         long analysesBefore = analyzer.analyses();
         long start = System.nanoTime();
         FencePlan plan = analyzer.plan(sql, connection.database());
@@ -89,14 +91,19 @@ final class Pipeline {
      */
     FencePlan planForPrepare(String sql) throws SQLException {
         FencePlan plan = plan(sql);
+        if (plan.kind() == FencePlan.Kind.REFUSED || sendHook != null) {
+            beforePrepare(plan);
+        }
+        return plan;
+    }
+
+    private void beforePrepare(FencePlan plan) throws SQLException {
         if (plan.kind() == FencePlan.Kind.REFUSED) {
             throw refused(plan.refusal());
         }
-        if (sendHook != null) {
-            readFence(preparing, true);
-            sendHook.beforeSend(preparing.fence, preparing.lock);
-        }
-        return plan;
+        readFence(preparing, true);
+        sendHook.beforeSend(plan, plan.kind() == FencePlan.Kind.FENCED ? plan.fencedTable() : null,
+                TransactionText.Effect.NONE, preparing.fence, preparing.lock);
     }
 
     /** The fence read for a prepare (no statement exists yet to own an execution). */
@@ -112,17 +119,21 @@ final class Pipeline {
         into.lock = withLock && current.isPresent() ? Fence.currentLock().orElse(null) : null;
     }
 
-    /** The last plan whose transaction effect was read, and that effect: a text prepared again costs nothing. */
-    private FencePlan effectPlan;
-    private TransactionText.Effect effect;
+    /** The last plan whose transaction effect was read, with that effect: a text prepared again costs nothing. */
+    private record EffectOfPlan(FencePlan plan, TransactionText.Effect effect) {
+    }
+
+    /** One object, so that a statement used from another thread never pairs one plan with another's effect. */
+    private EffectOfPlan lastEffect;
 
     /** What {@code plan}'s text does to the transaction ({@link TransactionText}), for {@link #admit}. */
     TransactionText.Effect effectOf(FencePlan plan) {
-        if (plan != effectPlan) {
-            effect = TransactionText.of(plan.sql(), analyzer.dialect());
-            effectPlan = plan;
+        EffectOfPlan last = lastEffect;
+        if (last == null || last.plan() != plan) {
+            last = new EffectOfPlan(plan, TransactionText.of(plan.sql(), analyzer.dialect()));
+            lastEffect = last;
         }
-        return effect;
+        return last.effect();
     }
 
     // ---- 1. admit --------------------------------------------------------------------------------
@@ -138,40 +149,46 @@ final class Pipeline {
      */
     Execution admit(Execution into, FencePlan plan, Object[] values, TransactionText.Effect effect)
             throws SQLException {
-        switch (plan.kind()) {
-            case FENCED -> {
-                readFence(into, everyStatementNeedsTheFence || plan.writesEpochTable());
-                if (into.fence == 0) {
-                    throw refused(new MissingFenceException(plan.fencedTable()));
-                }
-                if (plan.writesEpochTable()) {
-                    admitEpoch(plan, into.fence, into.lock);
-                }
-            }
-            case REFUSED -> throw refused(plan.refusal());
-            default -> {
-                if (everyStatementNeedsTheFence) {
-                    readFence(into, true);
-                } else {
-                    into.fence = 0;
-                    into.lock = null;
-                }
-            }
+        FencePlan.Kind kind = plan.kind();
+        boolean fenced = kind == FencePlan.Kind.FENCED;
+        if (fenced || kind == FencePlan.Kind.REFUSED || everyStatementNeedsTheFence) {
+            admitFence(into, plan, fenced);
+        } else {
+            // the common case, kept small enough to be inlined: nothing to refuse, no fence needed
+            into.fence = 0;
+            into.lock = null;
         }
         into.plan = plan;
+        into.fenced = fenced;
         into.values = values;
         into.effect = effect;
         into.pendingCheck = null;
         into.lastResult = null;
         FencingListener[] listening = listeners.current();
         if (listening.length != 0) {
-            if (plan.kind() == FencePlan.Kind.FENCED) {
+            if (fenced) {
                 Listeners.fenced(listening, plan.fencedTable());
             } else {
                 Listeners.passedThrough(listening);
             }
         }
         return into;
+    }
+
+    /** The part of {@link #admit} that reads the fence and refuses. */
+    private void admitFence(Execution into, FencePlan plan, boolean fenced) throws SQLException {
+        if (plan.kind() == FencePlan.Kind.REFUSED) {
+            throw refused(plan.refusal());
+        }
+        readFence(into, everyStatementNeedsTheFence || plan.writesEpochTable());
+        if (fenced) {
+            if (into.fence == 0) {
+                throw refused(new MissingFenceException(plan.fencedTable()));
+            }
+            if (plan.writesEpochTable()) {
+                admitEpoch(plan, into.fence, into.lock);
+            }
+        }
     }
 
     /**
@@ -204,7 +221,7 @@ final class Pipeline {
     void beforeSend(Execution e) throws SQLException {
         try {
             if (sendHook != null) {
-                sendHook.beforeSend(e.fence, e.lock);
+                sendHook.beforeSend(e.plan, e.fenced() ? e.plan.fencedTable() : null, e.effect, e.fence, e.lock);
             }
             if (epoch != null) {
                 epoch.beforeSend(e.plan, e.fence, e.lock);
@@ -254,21 +271,39 @@ final class Pipeline {
 
     /** After the execution succeeded: commits the epoch guard's short transaction; notes what the text did. */
     void sent(Execution e) throws SQLException {
-        try {
-            if (epoch != null) {
+        if (epoch != null) {
+            try {
                 epoch.afterSend();
+            } finally {
+                transaction.afterText(e.effect, true);
             }
-        } finally {
+        } else if (e.effect != TransactionText.Effect.NONE) {
             transaction.afterText(e.effect, true);
         }
     }
 
-    /** After the execution failed: rolls the short transaction back and notes the failure; rethrow it. */
-    void failed(Execution e, Throwable failure) {
+    /**
+     * After the execution failed: rolls the short transaction back and notes the failure; rethrow it,
+     * unless the {@link SendHook} translates it (the database guard's refusals), which is thrown here.
+     */
+    void failed(Execution e, Throwable failure) throws SQLException {
         settleFailure(e.effect, failure);
+        translated(failure);
         FencingListener[] listening = listeners.current();
         if (listening.length != 0 && failure instanceof StaleFenceException stale) {
             Listeners.rejected(listening, Rejection.ROW_FENCE, stale.table());
+        }
+    }
+
+    /** Throws the {@link SendHook}'s translation of {@code failure}, when it has one (after telling the listeners). */
+    private void translated(Throwable failure) throws SQLException {
+        SQLException translation = sendHook == null ? null : sendHook.translate(failure);
+        if (translation != null) {
+            FencingListener[] listening = listeners.current();
+            if (listening.length != 0 && translation instanceof StaleFenceException stale) {
+                Listeners.rejected(listening, Rejection.ROW_FENCE, stale.table());
+            }
+            throw translation;
         }
     }
 
@@ -308,7 +343,7 @@ final class Pipeline {
                         + " sent. Keep the fence's scope open until executeBatch returns.");
             }
             if (sendHook != null) {
-                sendHook.beforeSend(e.fence, e.lock);
+                sendHook.beforeSend(null, fencedTable, TransactionText.Effect.NONE, e.fence, e.lock);
             }
             if (epoch != null) {
                 epoch.beforeBatch(log, e.fence, e.lock);
@@ -337,13 +372,35 @@ final class Pipeline {
         }
     }
 
-    /** After a batch failed (or an entry was found stale). */
-    void failedBatch(boolean changesTransaction, Throwable failure) {
+    /** After a batch failed (or an entry was found stale); like {@link #failed}. */
+    void failedBatch(boolean changesTransaction, Throwable failure) throws SQLException {
         settleFailure(changesTransaction ? TransactionText.Effect.MAY_END : TransactionText.Effect.NONE, failure);
+        translated(failure);
         FencingListener[] listening = listeners.current();
         if (listening.length != 0 && failure instanceof StaleFenceException stale) {
             Listeners.rejected(listening, Rejection.ROW_FENCE, stale.table());
         }
+    }
+
+    // ---- rows written back through an updatable result set ------------------------------------------
+
+    /** True when the database guard is required and verified here: its triggers check rows written back. */
+    boolean guardChecksWriteBack() {
+        return sendHook instanceof GuardHook guard && guard.holds();
+    }
+
+    /** Before {@code updateRow}/{@code insertRow}/{@code deleteRow} sends the row: the session's fence, read now. */
+    void beforeWriteBack() throws SQLException {
+        if (sendHook != null) {
+            readFence(preparing, true);
+            sendHook.beforeSend(null, null, TransactionText.Effect.NONE, preparing.fence, preparing.lock);
+        }
+    }
+
+    /** {@code failure} of a row written back, as the {@link SendHook} translates it (or itself). */
+    SQLException writeBackFailed(SQLException failure) {
+        SQLException translation = sendHook == null ? null : sendHook.translate(failure);
+        return translation == null ? failure : translation;
     }
 
     // ---- events of refusals ----------------------------------------------------------------------

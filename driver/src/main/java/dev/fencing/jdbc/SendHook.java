@@ -1,6 +1,7 @@
 package dev.fencing.jdbc;
 
 import dev.fencing.sql.Dialect;
+import dev.fencing.sql.FencePlan;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -29,6 +30,24 @@ interface SendHook {
      * @param lock  the lock that fence belongs to, null when none was named
      */
     void beforeSend(long fence, String lock) throws SQLException;
+
+    /**
+     * Before a statement is sent, knowing what it is: the plan (null for a batch), the fenced table it
+     * writes (a batch's first), and what its text does to the transaction. By default
+     * {@link #beforeSend(long, String)}.
+     */
+    default void beforeSend(FencePlan plan, String fencedTable, TransactionText.Effect effect, long fence, String lock)
+            throws SQLException {
+        beforeSend(fence, lock);
+    }
+
+    /**
+     * After a statement failed: the exception the application should get instead of
+     * {@code failure}, or null to rethrow {@code failure} (the default).
+     */
+    default SQLException translate(Throwable failure) {
+        return null;
+    }
 
     /** Makes the hook of one connection; what it throws fails the connection (which is closed). */
     @FunctionalInterface

@@ -5,6 +5,8 @@ import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.util.ArrayDeque;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 
@@ -13,7 +15,8 @@ import javax.sql.DataSource;
  * and kept open between operations, up to a few idle ones, so that a data source that opens
  * a new connection on every call (a driver's plain data source, {@code DriverManager}) does
  * not cost a connection set-up per lock operation. Over a pool it costs nothing but the
- * idle connections held.
+ * idle connections held, and those go back to the data source after 10 s unused (also when
+ * the instance was never closed).
  *
  * <p>Connections are used in auto-commit (every lock statement commits by itself; a pool
  * would roll back a claim left uncommitted) and with a network timeout per operation, so that
@@ -23,19 +26,29 @@ import javax.sql.DataSource;
 final class JdbcConnections implements AutoCloseable {
 
     /** Idle connections older than this are checked before use. */
-    private static final long CHECK_AFTER_NANOS = TimeUnit.SECONDS.toNanos(30);
+    private static final long CHECK_AFTER_NANOS = TimeUnit.SECONDS.toNanos(5);
+    /**
+     * By default, idle connections unused this long go back to the data source, so that an
+     * instance that is idle, or was never closed, holds none of a pool's connections for long.
+     */
+    static final java.time.Duration IDLE_TIMEOUT = java.time.Duration.ofSeconds(10);
+    /** One daemon thread for every instance: it only hands back connections left idle. */
+    private static final ScheduledExecutorService SWEEPER = sweeper();
     /** The network timeout is a backstop behind the server-side statement timeout. */
     private static final int NETWORK_MARGIN_MILLIS = 1_000;
     private static final Executor DIRECT = Runnable::run;
 
     private final DataSource dataSource;
     private final int maxIdle;
+    private final long idleNanos;
     private final ArrayDeque<Kept> idle = new ArrayDeque<>(); // guarded by itself
     private boolean closed; // guarded by idle
+    private boolean sweepScheduled; // guarded by idle
 
-    JdbcConnections(DataSource dataSource, int maxIdle) {
+    JdbcConnections(DataSource dataSource, int maxIdle, java.time.Duration idleTimeout) {
         this.dataSource = dataSource;
         this.maxIdle = maxIdle;
+        this.idleNanos = idleTimeout.toNanos();
     }
 
     /** A connection in auto-commit whose network timeout is {@code timeoutMillis} plus a margin. */
@@ -76,17 +89,64 @@ final class JdbcConnections implements AutoCloseable {
     /** Takes back a connection after an operation; {@code reusable} false when it failed in a way that may have broken it. */
     void giveBack(Kept kept, boolean reusable) {
         if (reusable) {
+            boolean keptIdle = false;
+            boolean sweep = false;
             synchronized (idle) {
                 if (!closed && idle.size() < maxIdle) {
                     kept.idleSince = System.nanoTime();
                     idle.addFirst(kept);
-                    return;
+                    keptIdle = true;
+                    sweep = !sweepScheduled;
+                    sweepScheduled = true;
                 }
             }
-            kept.returnToDataSource();
+            if (sweep) {
+                scheduleSweep(idleNanos);
+            }
+            if (!keptIdle) {
+                kept.returnToDataSource();
+            }
+            return;
         } else {
             kept.discard();
         }
+    }
+
+    private void scheduleSweep(long delayNanos) {
+        SWEEPER.schedule(this::sweep, delayNanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** Hands back the connections idle for the idle timeout; runs again while any stay idle. */
+    private void sweep() {
+        java.util.List<Kept> stale = new java.util.ArrayList<>();
+        long next;
+        synchronized (idle) {
+            long now = System.nanoTime();
+            // The deque is newest first: the stale ones are at its end.
+            while (!idle.isEmpty() && now - idle.peekLast().idleSince >= idleNanos) {
+                stale.add(idle.pollLast());
+            }
+            if (idle.isEmpty()) {
+                sweepScheduled = false;
+                next = -1;
+            } else {
+                next = idle.peekLast().idleSince + idleNanos - now;
+            }
+        }
+        stale.forEach(Kept::returnToDataSource);
+        if (next >= 0) {
+            scheduleSweep(next);
+        }
+    }
+
+    private static ScheduledExecutorService sweeper() {
+        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, task -> {
+            Thread thread = new Thread(task, "fencing-jdbc-locks-idle-connections");
+            thread.setDaemon(true);
+            return thread;
+        });
+        executor.setRemoveOnCancelPolicy(true);
+        return executor;
     }
 
     @Override

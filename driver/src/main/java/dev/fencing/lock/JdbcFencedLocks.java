@@ -75,7 +75,8 @@ import javax.sql.DataSource;
  * Use a data source that is <em>not</em> fenced for the lock table: the lock table must not
  * be one of the {@code fencing.tables}, since its writes carry no fence (they issue them).
  * Statements run in auto-commit. Up to {@link Builder#idleConnections} connections (default
- * 4) are kept open between operations, so a plain driver data source works without a pool. A
+ * 4) are kept open between operations (each for at most 10 s unused), so a plain driver data
+ * source works without a pool. A
  * database that serializes conflicting transactions (serialization failures, deadlocks, lock
  * timeouts on the lock row) makes that attempt count as "held", and a waiting acquire tries
  * again.
@@ -168,6 +169,7 @@ public final class JdbcFencedLocks implements FencedLocks {
         private Duration pollInterval = Duration.ofMillis(100);
         private Duration operationTimeout = Duration.ofSeconds(5);
         private int idleConnections = 4;
+        private Duration idleTimeout = JdbcConnections.IDLE_TIMEOUT;
         private ScheduledExecutorService watchdogExecutor;
 
         private Builder(DataSource dataSource) {
@@ -213,14 +215,21 @@ public final class JdbcFencedLocks implements FencedLocks {
         /**
          * How many connections to keep open between lock operations (default 4), so that a
          * data source that opens a new connection on every call does not cost one per
-         * operation. Over a pool they are connections the pool lends out for good: 0 borrows a
-         * connection per operation instead (for a pool with leak detection, for example).
+         * operation. Each goes back to the data source after 10 s unused. Over a pool they are
+         * connections the pool has lent out meanwhile: 0 borrows a connection per operation
+         * instead (for a small pool, or one whose leak detection fires within seconds).
          */
         public Builder idleConnections(int count) {
             if (count < 0) {
                 throw new IllegalArgumentException("idleConnections must be >= 0, got " + count);
             }
             this.idleConnections = count;
+            return this;
+        }
+
+        /** How long an unused kept connection stays open (default 10 s); for tests. */
+        Builder idleTimeout(Duration timeout) {
+            this.idleTimeout = Objects.requireNonNull(timeout, "idleTimeout");
             return this;
         }
 
@@ -240,7 +249,7 @@ public final class JdbcFencedLocks implements FencedLocks {
             if (operationTimeout.isNegative() || operationTimeout.isZero()) {
                 throw new IllegalArgumentException("operationTimeout must be positive, got " + operationTimeout);
             }
-            JdbcLockStore store = new JdbcLockStore(dataSource, tableName, idleConnections);
+            JdbcLockStore store = new JdbcLockStore(dataSource, tableName, idleConnections, idleTimeout);
             StoreLocks.Builder machinery = StoreLocks.builder(store).watchdog(watchdog).pollInterval(pollInterval)
                     .operationTimeout(operationTimeout);
             if (watchdogExecutor != null) {

@@ -37,13 +37,16 @@ final class JdbcLockStore implements LockStore {
     private volatile SqlDialect dialect;
     private volatile String productName;
 
-    /** @param idleConnections how many connections to keep open between operations */
-    JdbcLockStore(DataSource dataSource, String table, int idleConnections) {
+    /**
+     * @param idleConnections how many connections to keep open between operations
+     * @param idleTimeout how long an unused one is kept
+     */
+    JdbcLockStore(DataSource dataSource, String table, int idleConnections, Duration idleTimeout) {
         if (!TABLE_NAME.matcher(table).matches()) {
             throw new IllegalArgumentException("tableName must be an unquoted SQL identifier, optionally"
                     + " schema-qualified ([A-Za-z_][A-Za-z0-9_]*), got '" + table + "'");
         }
-        this.connections = new JdbcConnections(dataSource, idleConnections);
+        this.connections = new JdbcConnections(dataSource, idleConnections, idleTimeout);
         this.table = table;
     }
 

@@ -36,6 +36,8 @@ public final class FencePlan {
     private final boolean writesEpochTable;
     private final boolean controlsTransaction;
     private final boolean changesSchema;
+    /** Sent as written because the database guard's triggers check it (fencing.database-guard=required). */
+    private final boolean checkedByGuard;
 
     private FencePlan(Kind kind, String sql, String fencedTable, String[] pieces, int[] databaseIndexes,
                       int[] fenceIndexes, ZeroRowCheck zeroRowCheck, String refusal, boolean countIsTheFencedWrite,
@@ -53,9 +55,10 @@ public final class FencePlan {
         this.writesEpochTable = writesEpochTable;
         this.controlsTransaction = controlsTransaction;
         this.changesSchema = false;
+        this.checkedByGuard = false;
     }
 
-    private FencePlan(FencePlan plan) {
+    private FencePlan(FencePlan plan, boolean changesSchema, boolean checkedByGuard) {
         this.kind = plan.kind;
         this.sql = plan.sql;
         this.fencedTable = plan.fencedTable;
@@ -68,7 +71,8 @@ public final class FencePlan {
         this.countIsTheFencedWrite = plan.countIsTheFencedWrite;
         this.writesEpochTable = plan.writesEpochTable;
         this.controlsTransaction = plan.controlsTransaction;
-        this.changesSchema = true;
+        this.changesSchema = changesSchema;
+        this.checkedByGuard = checkedByGuard;
     }
 
     private FencePlan(FencePlan template, String sql, java.util.function.UnaryOperator<String> derive) {
@@ -93,6 +97,7 @@ public final class FencePlan {
         this.writesEpochTable = template.writesEpochTable;
         this.controlsTransaction = template.controlsTransaction;
         this.changesSchema = template.changesSchema;
+        this.checkedByGuard = template.checkedByGuard;
     }
 
     /**
@@ -105,7 +110,7 @@ public final class FencePlan {
 
     /** This plan, marked as changing the schema. */
     FencePlan withSchemaChange() {
-        return changesSchema ? this : new FencePlan(this);
+        return changesSchema ? this : new FencePlan(this, true, checkedByGuard);
     }
 
     /**
@@ -114,6 +119,11 @@ public final class FencePlan {
      */
     public boolean changesSchema() {
         return changesSchema;
+    }
+
+    /** This plan, marked as relying on the database guard's triggers. */
+    FencePlan markCheckedByGuard() {
+        return new FencePlan(this, changesSchema, true);
     }
 
     static FencePlan passThrough(String sql) {
@@ -254,6 +264,15 @@ public final class FencePlan {
         return controlsTransaction;
     }
 
+    /**
+     * True when the front door lets this text through as written only because the database guard
+     * checks its writes (procedure calls, MERGE, multi-table writes, forms whose zero rows cannot be
+     * diagnosed ..): where the guard is missing, it must be refused.
+     */
+    public boolean checkedByGuard() {
+        return checkedByGuard;
+    }
+
     /** A new exception explaining why this statement is refused; only for {@link Kind#REFUSED}. */
     public UnfenceableStatementException refusal() {
         if (kind != Kind.REFUSED) {
@@ -270,9 +289,9 @@ public final class FencePlan {
     @Override
     public String toString() {
         return switch (kind) {
-            case PASS_THROUGH, READ -> kind + ": " + sql;
+            case PASS_THROUGH, READ -> kind + (checkedByGuard ? " (checked by the database guard)" : "") + ": " + sql;
             case REFUSED -> "REFUSED (" + refusal + "): " + sql;
-            case FENCED -> "FENCED " + fencedTable + (writesEpochTable ? " (epoch guard)" : "") + ": " + preparedSql + " parameters "
+            case FENCED -> "FENCED " + fencedTable + (checkedByGuard ? " (checked by the database guard)" : "") + (writesEpochTable ? " (epoch guard)" : "") + ": " + preparedSql + " parameters "
                     + Arrays.toString(databaseIndexes) + " fence at " + Arrays.toString(fenceIndexes)
                     + (zeroRowCheck == null ? "" : "; zero rows: " + zeroRowCheck);
         };

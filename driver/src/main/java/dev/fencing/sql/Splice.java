@@ -63,10 +63,6 @@ final class Splice {
         return c == FENCE || Character.isLetterOrDigit(c) || c == '_' || c == '$' || c >= 0x80;
     }
 
-    boolean isEmpty() {
-        return edits.isEmpty();
-    }
-
     /** The spliced statement. {@code parameterOffsets} are the offsets of the application's {@code ?}, in order. */
     Result apply(int[] parameterOffsets) {
         return apply(parameterOffsets, sql);

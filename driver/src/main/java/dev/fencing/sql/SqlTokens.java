@@ -239,12 +239,18 @@ final class SqlTokens {
                 }
             } else if (c == '(' || c == '[') {
                 add(OPEN, i, i + 1, depth);
+                if (dialect == Dialect.H2) {
+                    bracketEnds = pushBracketEnd(bracketEnds, depth, c == '[' ? squareBracketNameEnd(i) : -1);
+                }
                 depth++;
                 i++;
             } else if (c == ')' || c == ']') {
                 depth--;
                 if (depth < 0) {
                     throw new UnreadableSqlException("unbalanced ')' at offset " + i);
+                }
+                if (dialect == Dialect.H2 && bracketEnds[depth] >= 0) {
+                    checkSquareBracket(depth, i);
                 }
                 add(CLOSE, i, i + 1, depth);
                 i++;
@@ -268,6 +274,84 @@ final class SqlTokens {
         if (depth != 0) {
             throw new UnreadableSqlException("unbalanced '(': " + depth + " left open");
         }
+    }
+
+    /**
+     * H2: for each open parenthesis or bracket (by depth), where H2's MSSQLServer mode ends the
+     * {@code [..]} quoted name that starts there, or -1 (a parenthesis, or no closing bracket).
+     */
+    private int[] bracketEnds;
+
+    private static int[] pushBracketEnd(int[] ends, int depth, int end) {
+        int[] grown = ends == null ? new int[Math.max(8, depth + 1)]
+                : depth < ends.length ? ends : Arrays.copyOf(ends, Math.max(depth + 1, ends.length * 2));
+        grown[depth] = end;
+        return grown;
+    }
+
+    /** The offset after the {@code ]} that ends a {@code [name]} starting at {@code i} ({@code ]]} escapes one), or -1. */
+    private int squareBracketNameEnd(int i) {
+        for (int j = i + 1; j < sql.length(); j++) {
+            if (sql.charAt(j) == ']') {
+                if (j + 1 < sql.length() && sql.charAt(j + 1) == ']') {
+                    j++;
+                } else {
+                    return j + 1;
+                }
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * H2 in MODE=MSSQLServer reads {@code [..]} as a quoted name, the other modes as an array or
+     * subscript, and the lexer cannot know the mode. The two readings are allowed to differ only
+     * where nothing can hide: when the bracket that closes at {@code close} ends elsewhere as a
+     * name, or holds names or words next to quotes or comments (code that would be a name),
+     * the text is unreadable. Arrays of literals ({@code ARRAY['a', 'b']}) and subscripts stay
+     * readable.
+     */
+    private void checkSquareBracket(int depth, int close) throws UnreadableSqlException {
+        int open = tokenOfOpen(depth);
+        int nameEnd = bracketEnds[depth];
+        if (!mayHide(starts[open], Math.max(close + 1, nameEnd))) {
+            return;
+        }
+        boolean endsAlike = nameEnd == close + 1;
+        boolean holdsWords = false;
+        for (int t = open + 1; t < size; t++) {
+            holdsWords |= kinds[t] == WORD || kinds[t] == QUOTED_IDENTIFIER;
+        }
+        if (!endsAlike || holdsWords) {
+            throw new UnreadableSqlException("the '[' at offset " + starts[open] + " closes at offset " + close
+                    + ", but H2 in MODE=MSSQLServer reads [..] as a quoted name" + (endsAlike ? "" : " that ends at offset "
+                    + (nameEnd - 1)) + "; write the array or name without quotes or comments inside");
+        }
+    }
+
+    /**
+     * True when {@code [from, to)} holds what can start a string, quoted name, comment or new
+     * statement: only then can two readings that end a bracket at different places disagree about
+     * what runs (otherwise one reading merely takes some code for a name).
+     */
+    private boolean mayHide(int from, int to) {
+        for (int j = from; j < to; j++) {
+            char c = sql.charAt(j);
+            if (c == '\'' || c == '"' || c == '`' || c == '$' || c == ';'
+                    || ((c == '-' || c == '/') && j + 1 < to && (sql.charAt(j + 1) == c || sql.charAt(j + 1) == '*'))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private int tokenOfOpen(int depth) {
+        for (int t = size - 1; t >= 0; t--) {
+            if (kinds[t] == OPEN && depths[t] == depth) {
+                return t;
+            }
+        }
+        throw new IllegalStateException("no open bracket at depth " + depth);
     }
 
     private int word(int i, int depth) {

@@ -567,8 +567,4 @@ final class WriteSites {
         }
         return tokens.size() - 1;
     }
-
-    static String identifierText(SqlTokens tokens, int token) {
-        return Identifiers.unquote(tokens.text(token));
-    }
 }

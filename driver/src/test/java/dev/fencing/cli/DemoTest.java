@@ -26,9 +26,13 @@ class DemoTest {
         assertThat(result.unfenced().staleWriteRejected()).isFalse();
         assertThat(result.unfenced().charges()).isEqualTo(2);
         assertThat(result.unfenced().paidBy()).isEqualTo("A");
+        assertThat(result.guarded().staleWriteRejected()).isTrue();
+        assertThat(result.guarded().charges()).isEqualTo(1);
+        assertThat(result.guarded().paidBy()).isEqualTo("B");
         assertThat(printed.toString(StandardCharsets.UTF_8))
                 .contains("payment REJECTED: StaleFenceException, row holds fence 2")
-                .contains("DOUBLE PAYMENT");
+                .contains("DOUBLE PAYMENT")
+                .contains("payment REFUSED BY THE DATABASE: SQLState ZF002");
     }
 
     @Test
@@ -47,5 +51,8 @@ class DemoTest {
         assertThat(Main.run(new String[] {"demo", "--bogus"})).isEqualTo(2);
         assertThat(Main.run(new String[] {"demo", "--jdbc"})).isEqualTo(2);
         assertThat(Main.run(new String[] {"nonsense"})).isEqualTo(2);
+        assertThat(Main.run(new String[] {"guard", "--jdbc"})).isEqualTo(2);
+        assertThat(Main.run(new String[] {"guard", "--jdbc", "jdbc:h2:mem:x", "print", "install"})).isEqualTo(2);
+        assertThat(Main.run(new String[] {"guard", "print"})).isEqualTo(2);
     }
 }

@@ -48,6 +48,7 @@ class ConfigKeyTest {
         assertThat(ConfigKey.MODE.choices()).isEqualTo(names(FencingConfig.Mode.values()));
         assertThat(ConfigKey.TABLE_MODE.choices()).isEqualTo(names(FencingConfig.Mode.values()));
         assertThat(ConfigKey.PROCEDURE_CALLS.choices()).isEqualTo(names(FencingConfig.ProcedureCalls.values()));
+        assertThat(ConfigKey.DATABASE_GUARD.choices()).isEqualTo(names(FencingConfig.Guard.values()));
     }
 
     @Test

@@ -48,6 +48,26 @@ class H2JdbcFencedLocksTest extends JdbcFencedLocksContract {
         }
     }
 
+    /** Independent of the database, so run once, here. */
+    @Test
+    void keptConnectionsAreReusedAndGoBackToTheDataSourceWhenIdle() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger opened = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger open = new java.util.concurrent.atomic.AtomicInteger();
+        javax.sql.DataSource counting = TestServices.counting(dataSource, opened, open);
+        JdbcFencedLocks locks = JdbcFencedLocks.builder(counting).tableName(table)
+                .idleTimeout(Duration.ofMillis(300)).build();
+        String resource = newResource();
+        for (int i = 0; i < 20; i++) {
+            locks.tryAcquire(resource, Duration.ofSeconds(10)).orElseThrow().close();
+        }
+        assertThat(opened).as("one connection, kept between 40 operations").hasValue(1);
+        assertThat(open).as("kept open while in use").hasValue(1);
+        RedisServerProcess.awaitUntil("the idle connection goes back", Duration.ofSeconds(5), () -> open.get() == 0);
+        // Never closed on purpose: the instance holds no connection once idle.
+        locks.tryAcquire(resource, Duration.ofSeconds(10)).orElseThrow().close();
+        assertThat(opened).hasValue(2);
+    }
+
     @Override
     protected String label() {
         return "JDBC H2 in-memory";

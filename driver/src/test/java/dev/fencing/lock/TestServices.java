@@ -63,6 +63,71 @@ final class TestServices {
         return new HikariDataSource(config);
     }
 
+    /**
+     * {@code delegate}, counting the connections it hands out ({@code opened}) and those not
+     * closed yet ({@code open}).
+     */
+    static javax.sql.DataSource counting(javax.sql.DataSource delegate, java.util.concurrent.atomic.AtomicInteger opened,
+            java.util.concurrent.atomic.AtomicInteger open) {
+        return new javax.sql.DataSource() {
+            @Override
+            public Connection getConnection() throws java.sql.SQLException {
+                Connection connection = delegate.getConnection();
+                opened.incrementAndGet();
+                open.incrementAndGet();
+                return (Connection) java.lang.reflect.Proxy.newProxyInstance(Connection.class.getClassLoader(),
+                        new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+                            if (method.getName().equals("close") && !connection.isClosed()) {
+                                open.decrementAndGet();
+                            }
+                            try {
+                                return method.invoke(connection, args);
+                            } catch (java.lang.reflect.InvocationTargetException e) {
+                                throw e.getCause();
+                            }
+                        });
+            }
+
+            @Override
+            public Connection getConnection(String user, String password) throws java.sql.SQLException {
+                throw new java.sql.SQLFeatureNotSupportedException();
+            }
+
+            @Override
+            public java.io.PrintWriter getLogWriter() {
+                return null;
+            }
+
+            @Override
+            public void setLogWriter(java.io.PrintWriter out) {
+            }
+
+            @Override
+            public void setLoginTimeout(int seconds) {
+            }
+
+            @Override
+            public int getLoginTimeout() {
+                return 0;
+            }
+
+            @Override
+            public java.util.logging.Logger getParentLogger() {
+                return java.util.logging.Logger.getGlobal();
+            }
+
+            @Override
+            public <T> T unwrap(Class<T> iface) throws java.sql.SQLException {
+                throw new java.sql.SQLException("not a wrapper");
+            }
+
+            @Override
+            public boolean isWrapperFor(Class<?> iface) {
+                return false;
+            }
+        };
+    }
+
     /** A data source that opens a new connection on every call, as a plain driver data source does. */
     static javax.sql.DataSource unpooled(String jdbcUrl) {
         return new javax.sql.DataSource() {

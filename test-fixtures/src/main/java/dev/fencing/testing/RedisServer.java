@@ -22,8 +22,13 @@ import java.util.concurrent.TimeUnit;
  * server.restart();    // a fresh, empty server on the same port
  * }</pre>
  *
- * <p>Servers keep no data across a kill or restart (no persistence) and come back as
- * primaries: a replica that is restarted must be made a replica again.
+ * <p>Servers keep no data across a kill or restart (no automatic persistence) and come back as
+ * primaries: a replica that is restarted must be made a replica again. Two ways to lose only
+ * the most recent writes, as Redis does in production: {@link #snapshot()} then
+ * {@link #crashAndRestartFromSnapshot()} (what a {@code kill -9} does to a server that saves
+ * RDB snapshots), and a replica cut off before its promotion. A server started with
+ * {@link RedisServers#startWithShiftableClock()} can have its wall clock set back or forward
+ * while it runs ({@link #shiftClock(Duration)}).
  */
 public final class RedisServer {
 
@@ -42,16 +47,27 @@ public final class RedisServer {
         }
     }
 
+    /** libfaketime and tcmalloc as Debian installs them (scripts/ensure-services.sh). */
+    static final Path LIBFAKETIME = Path.of("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1");
+    /**
+     * Preloaded before libfaketime: in Debian's redis-server, linked with jemalloc, libfaketime's
+     * start-up and jemalloc's deadlock (each calls the other while holding its own lock); with
+     * tcmalloc serving malloc, libfaketime starts before jemalloc does.
+     */
+    static final Path TCMALLOC = Path.of("/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4");
+
     private final RedisServers owner;
     private final int port;
     private final Path directory;
+    private final boolean shiftableClock;
     private Process process;
     private boolean paused;
 
-    RedisServer(RedisServers owner, int port, Path directory) {
+    RedisServer(RedisServers owner, int port, Path directory, boolean shiftableClock) {
         this.owner = owner;
         this.port = port;
         this.directory = directory;
+        this.shiftableClock = shiftableClock;
     }
 
     /** Always {@code 127.0.0.1}. */
@@ -167,12 +183,66 @@ public final class RedisServer {
 
     /**
      * Stops the server if it is running, then starts a fresh one on the same port and returns
-     * once it answers {@code PING}. The new server is an empty primary.
+     * once it answers {@code PING}. The new server is an empty primary (a snapshot taken
+     * before is deleted).
      */
     public synchronized void restart() {
         owner.checkOpen();
         stop();
+        try {
+            Files.deleteIfExists(snapshotFile());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot delete the snapshot of " + this, e);
+        }
         launch();
+    }
+
+    /** Writes an RDB snapshot of the current data ({@code SAVE}) and returns once it is on disk. */
+    public void snapshot() {
+        Object reply = call("SAVE");
+        if (!"OK".equals(reply)) {
+            throw new IllegalStateException(this + " did not save a snapshot: " + reply);
+        }
+    }
+
+    /**
+     * Kills the server (SIGKILL, as a crash would), then starts it again on the same port from
+     * the last {@link #snapshot()}: every write after the snapshot is lost.
+     *
+     * @throws IllegalStateException if no snapshot was taken
+     */
+    public synchronized void crashAndRestartFromSnapshot() {
+        owner.checkOpen();
+        if (!Files.exists(snapshotFile())) {
+            throw new IllegalStateException(this + " has no snapshot to restart from: call snapshot() first");
+        }
+        kill();
+        launch();
+    }
+
+    /**
+     * Sets this server's wall clock (what {@code TIME} and key expiry read) {@code offset} away
+     * from the real one, from now on (negative: back). Its monotonic clock is left alone.
+     *
+     * @throws IllegalStateException if it was not started with {@link RedisServers#startWithShiftableClock()}
+     */
+    public void shiftClock(Duration offset) {
+        if (!shiftableClock) {
+            throw new IllegalStateException(this + " was not started with a shiftable clock");
+        }
+        try {
+            Files.writeString(clockFile(), String.format(java.util.Locale.ROOT, "%+.6f%n", offset.toNanos() / 1e9));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot shift the clock of " + this, e);
+        }
+    }
+
+    private Path snapshotFile() {
+        return directory.resolve("dump.rdb");
+    }
+
+    private Path clockFile() {
+        return directory.resolve("clock-offset");
     }
 
     /** Sends one command on a fresh connection and returns the reply (see {@link Resp}). */
@@ -198,6 +268,15 @@ public final class RedisServer {
                     .directory(directory.toFile())
                     .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(log().toFile()));
+            if (shiftableClock) {
+                if (!Files.exists(clockFile())) {
+                    Files.writeString(clockFile(), "+0\n");
+                }
+                builder.environment().put("LD_PRELOAD", TCMALLOC + " " + LIBFAKETIME);
+                builder.environment().put("FAKETIME_TIMESTAMP_FILE", clockFile().toString());
+                builder.environment().put("FAKETIME_NO_CACHE", "1");
+                builder.environment().put("FAKETIME_DONT_FAKE_MONOTONIC", "1");
+            }
             process = builder.start();
         } catch (IOException e) {
             throw new IllegalStateException("cannot start " + owner.executable() + " on port " + port, e);

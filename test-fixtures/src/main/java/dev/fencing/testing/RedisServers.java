@@ -82,11 +82,32 @@ public final class RedisServers implements AutoCloseable {
      * @throws IllegalStateException if it does not start (the message holds the end of its log)
      */
     public RedisServer start() {
+        return start(false);
+    }
+
+    /**
+     * Like {@link #start()}, but the server's wall clock can be shifted while it runs
+     * ({@link RedisServer#shiftClock}), through libfaketime.
+     *
+     * @throws IllegalStateException if libfaketime or tcmalloc is not installed (Debian:
+     *         {@code apt-get install faketime libtcmalloc-minimal4}; scripts/ensure-services.sh does)
+     */
+    public RedisServer startWithShiftableClock() {
+        for (Path library : List.of(RedisServer.LIBFAKETIME, RedisServer.TCMALLOC)) {
+            if (!Files.isReadable(library)) {
+                throw new IllegalStateException(library + " is missing: install Debian's faketime and"
+                        + " libtcmalloc-minimal4 (scripts/ensure-services.sh does)");
+            }
+        }
+        return start(true);
+    }
+
+    private RedisServer start(boolean shiftableClock) {
         checkOpen();
         IllegalStateException portTaken = null;
         for (int attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
             int port = freePort();
-            RedisServer server = new RedisServer(this, port, root.resolve(Integer.toString(port)));
+            RedisServer server = new RedisServer(this, port, root.resolve(Integer.toString(port)), shiftableClock);
             try {
                 server.launch();
             } catch (RedisServer.PortInUse e) {

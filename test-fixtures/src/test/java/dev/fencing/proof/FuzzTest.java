@@ -58,11 +58,11 @@ class FuzzTest {
     /** FENCING_FUZZ_VERBOSE=true prints every statement and what it threw. */
     private static final boolean VERBOSE = Boolean.parseBoolean(System.getenv("FENCING_FUZZ_VERBOSE"));
 
-    private final DataSource pgScratch;
-    private final DataSource maria;
-    private final String mariaSchema;
-    private String pgSchema;
-    private JdbcDataSource h2;
+    final DataSource pgScratch;
+    final DataSource maria;
+    final String mariaSchema;
+    String pgSchema;
+    JdbcDataSource h2;
     private Connection h2Keeper;
 
     FuzzTest(DataSource pgScratch, @TestDatabase(TestDatabase.Kind.MARIADB) DataSource mariaScratch) throws SQLException {
@@ -154,18 +154,34 @@ class FuzzTest {
      *
      * @return the violations counted (always 0 when not a control: the first one fails)
      */
-    private long fuzz(String name, SqlFuzzer.Flavor flavor, DataSource raw, String schema, long iterations, boolean control)
+    /** The configuration the fuzzer runs under on the database whose schema is {@code schema}. */
+    FencingConfig config(String schema) {
+        return FencingConfig.builder().tables("orders").build();
+    }
+
+    /** Where the control sends its statements: the raw data source. */
+    DataSource controlPath(DataSource raw, String schema) {
+        return raw;
+    }
+
+    /** Prepares the connection that resets and reads the tables. */
+    void prepareAdmin(Connection admin, SqlFuzzer.Flavor flavor) throws SQLException {
+    }
+
+    long fuzz(String name, SqlFuzzer.Flavor flavor, DataSource raw, String schema, long iterations, boolean control)
             throws Exception {
         long base = baseSeed();
         Duration budget = Duration.ofSeconds(env("FENCING_FUZZ_SECONDS", 8));
         long deadline = System.nanoTime() + budget.toNanos();
-        DataSource fenced = control || Boolean.parseBoolean(System.getenv("FENCING_FUZZ_UNFENCED")) ? raw
-                : new FencingDataSource(raw, FencingConfig.builder().tables("orders").build());
+        DataSource fenced = control ? controlPath(raw, schema)
+                : Boolean.parseBoolean(System.getenv("FENCING_FUZZ_UNFENCED")) ? raw
+                : new FencingDataSource(raw, config(schema));
         long violations = 0;
         long[] outcomes = new long[4]; // completed, SQLException, refused by the driver, garbage statements
         long applied = 0;
         long run = 0;
         try (Connection admin = raw.getConnection()) {
+            prepareAdmin(admin, flavor);
             Connection connection = fenced.getConnection();
             long watermark = 0;
             try {

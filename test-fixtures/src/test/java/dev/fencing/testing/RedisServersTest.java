@@ -70,6 +70,34 @@ class RedisServersTest {
     }
 
     @Test
+    void aCrashAfterASnapshotLosesTheWritesAfterIt_andARestartLosesEverything() throws IOException {
+        RedisServer server = servers.start();
+        server.call("SET", "fence", "3");
+        server.snapshot();
+        server.call("SET", "fence", "4");
+        server.crashAndRestartFromSnapshot();
+        assertEquals("3", server.call("GET", "fence"), "the snapshot's value, not the one written after it");
+        server.restart();
+        assertNull(server.call("GET", "fence"), "a restart starts empty");
+        assertThrows(IllegalStateException.class, server::crashAndRestartFromSnapshot);
+    }
+
+    @Test
+    void aShiftableClockMovesWhatTimeReports() throws IOException {
+        RedisServer server = servers.startWithShiftableClock();
+        long real = serverSeconds(server);
+        server.shiftClock(Duration.ofSeconds(-3600));
+        long shifted = serverSeconds(server);
+        assertTrue(Math.abs(real - 3600 - shifted) <= 2, "TIME after setting the clock back an hour: " + shifted
+                + ", before: " + real);
+        assertThrows(IllegalStateException.class, () -> servers.start().shiftClock(Duration.ofSeconds(1)));
+    }
+
+    private static long serverSeconds(RedisServer server) {
+        return Long.parseLong(String.valueOf(((List<?>) server.call("TIME")).get(0)));
+    }
+
+    @Test
     void pausedServerHangsUntilResumed() throws IOException {
         RedisServer server = servers.start();
         server.pause();

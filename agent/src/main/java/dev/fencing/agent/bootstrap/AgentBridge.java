@@ -26,11 +26,20 @@ public final class AgentBridge {
          * then been closed.
          *
          * @param source     the driver or data source that returned it
-         * @param url        the URL given to {@code Driver.connect}, else null
+         * @param url        the URL given to {@code Driver.connect} (this call's, else the first
+         *                   one nested in it on this thread), else null
          * @param covariant  true when the method's declared return type is a subtype of
          *                   {@code java.sql.Connection}, which a fenced wrapper cannot be
          */
         Object connectionReturned(Object source, Object connection, String url, boolean covariant) throws Exception;
+
+        /**
+         * Called when the outermost intercepted call of a thread is a data source's
+         * {@code getXAConnection} / {@code getPooledConnection} and returned {@code pooled} (a
+         * {@code javax.sql.PooledConnection}). Throws (an {@code SQLException}) when the
+         * connections it hands out would not be fenced; it has then been closed.
+         */
+        void pooledConnectionReturned(Object source, Object pooled) throws Exception;
 
         /** A fenced lock (Redisson's {@code RFencedLock}) returned a token to this thread. */
         void tokenAcquired(Object lock, Object token);
@@ -39,12 +48,13 @@ public final class AgentBridge {
         void lockReleased(Object lock, String method, Throwable failure);
     }
 
-    private static final ThreadLocal<int[]> DEPTH = new ThreadLocal<>() {
-        @Override
-        protected int[] initialValue() {
-            return new int[1];
-        }
-    };
+    /** The intercepted calls active on one thread, and the first URL a driver was asked for among them. */
+    private static final class Calls {
+        int depth;
+        String connectUrl;
+    }
+
+    private static final ThreadLocal<Calls> CALLS = ThreadLocal.withInitial(Calls::new);
 
     private static volatile Hooks hooks;
 
@@ -65,15 +75,52 @@ public final class AgentBridge {
 
     /** Entering an intercepted call (or a pool's connection-making method). */
     public static void enter() {
-        DEPTH.get()[0]++;
+        Calls calls = CALLS.get();
+        if (calls.depth++ == 0) {
+            calls.connectUrl = null;
+        }
+    }
+
+    /**
+     * Entering {@code Driver.connect(url, ..)}: also remembers the URL when it is the first one
+     * of the outermost call, so that a data source that opens its connection through a driver
+     * (nested) is matched against the URL it was configured with.
+     */
+    public static void enterConnect(String url) {
+        Calls calls = CALLS.get();
+        if (calls.depth++ == 0 || calls.connectUrl == null) {
+            calls.connectUrl = url;
+        }
     }
 
     /** Leaving a pool's connection-making method: only the depth changes. */
     public static void leave() {
-        int[] depth = DEPTH.get();
-        if (depth[0] > 0) {
-            depth[0]--;
+        Calls calls = CALLS.get();
+        if (calls.depth > 0) {
+            calls.depth--;
         }
+    }
+
+    /**
+     * Leaving a data source's {@code getXAConnection} / {@code getPooledConnection}: the
+     * connection it opened inside was nested (a driver's XA connection casts it to its own type);
+     * when it is the outermost call, the hooks check that the connections {@code pooled} hands
+     * out are fenced.
+     */
+    public static void pooledExit(Object source, Object pooled, Throwable thrown) throws Exception {
+        Calls calls = CALLS.get();
+        if (calls.depth > 0) {
+            calls.depth--;
+        }
+        if (calls.depth > 0 || thrown != null || pooled == null) {
+            return;
+        }
+        Hooks current = hooks;
+        if (current == null) {
+            closeQuietly(pooled);
+            throw new IllegalStateException("fencing agent: a connection was intercepted before the agent was ready");
+        }
+        current.pooledConnectionReturned(source, pooled);
     }
 
     /**
@@ -82,11 +129,11 @@ public final class AgentBridge {
      */
     public static Object exit(Object source, Object connection, Throwable thrown, String url, boolean covariant)
             throws Exception {
-        int[] depth = DEPTH.get();
-        if (depth[0] > 0) {
-            depth[0]--;
+        Calls calls = CALLS.get();
+        if (calls.depth > 0) {
+            calls.depth--;
         }
-        if (depth[0] > 0 || thrown != null || connection == null) {
+        if (calls.depth > 0 || thrown != null || connection == null) {
             return connection;
         }
         Hooks current = hooks;
@@ -94,7 +141,7 @@ public final class AgentBridge {
             closeQuietly(connection);
             throw new IllegalStateException("fencing agent: a connection was intercepted before the agent was ready");
         }
-        return current.connectionReturned(source, connection, url, covariant);
+        return current.connectionReturned(source, connection, url != null ? url : calls.connectUrl, covariant);
     }
 
     /**
@@ -120,12 +167,15 @@ public final class AgentBridge {
     }
 
     private static void closeQuietly(Object connection) {
-        if (connection instanceof AutoCloseable closeable) {
-            try {
+        try {
+            if (connection instanceof AutoCloseable closeable) {
                 closeable.close();
-            } catch (Exception ignored) {
-                // already failing; the connection is not handed out either way
+            } else if (connection != null) {
+                // javax.sql.PooledConnection is not AutoCloseable, and java.sql is not visible here
+                connection.getClass().getMethod("close").invoke(connection);
             }
+        } catch (Exception ignored) {
+            // already failing; the connection is not handed out either way
         }
     }
 }

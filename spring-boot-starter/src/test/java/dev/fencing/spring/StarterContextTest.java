@@ -1,0 +1,58 @@
+package dev.fencing.spring;
+
+import dev.fencing.lock.FencedLocks;
+import dev.fencing.spring.app.TestApplication;
+
+import javax.sql.DataSource;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/**
+ * The one Spring Boot application the starter's integration tests share (JDBC, JPA, Flyway,
+ * Actuator, JDBC locks on PostgreSQL): every subclass declares nothing else, so Spring's test
+ * context cache starts it once. Its schema is its own and is dropped when the context closes.
+ */
+@SpringBootTest(classes = {TestApplication.class, StarterContextTest.SchemaLifecycle.class})
+abstract class StarterContextTest {
+
+    static final PostgresSchema SCHEMA = PostgresSchema.create();
+
+    @Autowired
+    JdbcTemplate jdbc;
+
+    @Autowired
+    FencedLocks locks;
+
+    /** The schema as it is, without fencing: what the database holds. */
+    final JdbcTemplate database = new JdbcTemplate(SCHEMA.raw());
+
+    @DynamicPropertySource
+    static void database(DynamicPropertyRegistry registry) {
+        registry.add("spring.datasource.url", SCHEMA::url);
+    }
+
+    @BeforeEach
+    void freshOrders() {
+        database.update("DELETE FROM orders");
+    }
+
+    void insertPendingOrder(long id) {
+        database.update("INSERT INTO orders (id, status) VALUES (?, 'pending')", id);
+    }
+
+    @TestConfiguration(proxyBeanMethods = false)
+    static class SchemaLifecycle {
+        @Bean
+        DisposableBean dropSchemaOnClose(DataSource dataSource) {
+            return SCHEMA::drop;
+        }
+    }
+}

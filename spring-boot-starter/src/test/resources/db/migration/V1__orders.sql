@@ -1,0 +1,7 @@
+-- Run by Flyway on the unwrapped data source: DDL on a fenced table is refused on fenced connections.
+CREATE TABLE orders (
+    id          BIGINT PRIMARY KEY,
+    status      VARCHAR(20) NOT NULL,
+    paid_amount BIGINT NOT NULL DEFAULT 0,
+    last_fence  BIGINT NOT NULL DEFAULT 0
+);
