@@ -699,7 +699,9 @@ public final class StatementAnalyzer {
                 ParsedWrites.ParsedWrite write = writes.writes.get(k);
                 WriteSites.Site site = sites.get(k);
                 TableName fenced = config.fencedTableFor(write.target());
-                String cascade = fenced == null ? facts.cascadeInto(write.target(), cascadingEvents(write, site)) : null;
+                // with the guard required, the triggers check cascaded writes (MariaDB's on the parents)
+                String cascade = fenced == null && !guard
+                        ? facts.cascadeInto(write.target(), cascadingEvents(write, site)) : null;
                 if (cascade != null) {
                     fencedTable = firstConfiguredTable();
                     return write.description() + " of " + write.target() + " reaches a fenced table through a foreign-key "
@@ -1029,7 +1031,7 @@ public final class StatementAnalyzer {
                 }
             }
             FencedNameFilter parents = cascadeParentFilter;
-            if (named == null && parents != null && parents.mayNameFencedTable(raw)) {
+            if (named == null && !guard && parents != null && parents.mayNameFencedTable(raw)) {
                 fencedTable = firstConfiguredTable();
                 return "a " + write.description() + " of several tables that names a table whose writes cascade into a "
                         + "fenced table cannot carry the check; write each table in its own statement, or require the "
