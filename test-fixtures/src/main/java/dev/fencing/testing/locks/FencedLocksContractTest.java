@@ -249,7 +249,8 @@ public abstract class FencedLocksContractTest {
             FencedLocks locks = open(new Options(renewals, null));
             FencedLocks other = open(Options.plain());
             String resource = newResource();
-            Duration ttl = Duration.ofMillis(1500).compareTo(longTtl()) < 0 ? Duration.ofMillis(1500) : longTtl();
+            // long enough that a renewal delayed by a loaded machine (a CI runner) is still in time
+            Duration ttl = Duration.ofMillis(3000).compareTo(longTtl()) < 0 ? Duration.ofMillis(3000) : longTtl();
             Lease lease = locks.tryAcquire(resource, ttl).orElseThrow();
             Thread.sleep(ttl.toMillis() * 2);
             assertTrue(lease.isHeld(), "renewed past its TTL");
