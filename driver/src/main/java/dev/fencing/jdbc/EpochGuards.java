@@ -87,15 +87,17 @@ public final class EpochGuards {
      * Claims the guard of {@code lockName} for {@code fence} now, in a transaction of its own, so that
      * the tenure starts at the database before its first statement: {@code lease.claimEpoch(dataSource)}
      * right after acquiring does this. Through a {@link FencingDataSource} the claim is remembered, and
-     * its connections send no claim of their own for this fence; with any other data source the guard
-     * table is {@value #DEFAULT_TABLE}.
+     * its connections send no claim of their own for this fence; so it is when the data source hands out
+     * connections fenced by the {@code jdbc:fencing:} driver or the agent (the claim is remembered by
+     * their configuration's context, the guard table is theirs). With any other data source the
+     * guard table is {@value #DEFAULT_TABLE}.
      *
      * @throws dev.fencing.StaleFenceException when the guard already holds a newer fence: the lock has
      *         passed on
      */
     public static void claim(DataSource dataSource, String lockName, long fence) throws SQLException {
         FencingDataSource fencing = fencingOf(dataSource);
-        claim(dataSource, fencing == null ? DEFAULT_TABLE : fencing.config().epochTable(), fencing, lockName, fence);
+        claim(dataSource, fencing == null ? null : fencing.config().epochTable(), fencing, lockName, fence);
     }
 
     /** Like {@link #claim(DataSource, String, long)}, with the guard table of {@code config}. */
@@ -113,11 +115,14 @@ public final class EpochGuards {
         if (fence <= 0) {
             throw new IllegalArgumentException("a fencing token must be > 0, got " + fence);
         }
-                try (Connection connection = dataSource.getConnection()) {
+        try (Connection connection = dataSource.getConnection()) {
             Connection database = raw(connection);
-            EpochClaims claims = fencing == null ? new EpochClaims() : fencing.context().claimsFor(database);
+            EpochClaims claims = claimsOf(connection, database, fencing);
             Dialect dialect = ConnectionContext.dialectOf(database);
-            EpochGuard guard = new EpochGuard(database, dialect, table, claims, new TransactionState(database, dialect));
+            String guardTable = table != null ? table
+                    : connection instanceof FencedConnection fenced && fenced.epoch() != null
+                            ? fenced.epoch().guardTable() : DEFAULT_TABLE;
+            EpochGuard guard = new EpochGuard(database, dialect, guardTable, claims, new TransactionState(database, dialect));
             boolean autoCommit = database.getAutoCommit();
             try {
                 guard.raise(lockName, fence, null);
@@ -138,6 +143,21 @@ public final class EpochGuards {
             }
             claims.committed(lockName, fence);
         }
+    }
+
+    /**
+     * Where the claim is remembered: the claims of the fencing data source's context, or of the
+     * fenced connection's (the {@code jdbc:fencing:} driver and the agent hand those out, sharing
+     * claims per configuration and database); a throwaway set for an unfenced data source.
+     */
+    private static EpochClaims claimsOf(Connection connection, Connection database, FencingDataSource fencing) {
+        if (fencing != null) {
+            return fencing.context().claimsFor(database);
+        }
+        if (connection instanceof FencedConnection fenced && fenced.epoch() != null) {
+            return fenced.epoch().claims();
+        }
+        return new EpochClaims();
     }
 
     private static FencingDataSource fencingOf(DataSource dataSource) throws SQLException {

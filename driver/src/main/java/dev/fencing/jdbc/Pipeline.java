@@ -219,6 +219,10 @@ final class Pipeline {
      */
     void beforeSend(Execution e) throws SQLException {
         try {
+            if (epoch != null) {
+                // first: a claim at the start of a transaction commits it
+                epoch.claimBeforeSend(e.plan, e.fence, e.lock);
+            }
             if (sendHook != null) {
                 sendHook.beforeSend(e.fence, e.lock);
             }
@@ -274,7 +278,11 @@ final class Pipeline {
             try {
                 epoch.afterSend();
             } finally {
-                transaction.afterText(e.effect, true);
+                try {
+                    transaction.afterText(e.effect, true);
+                } finally {
+                    epoch.settled();
+                }
             }
         } else if (e.effect != TransactionText.Effect.NONE) {
             transaction.afterText(e.effect, true);
@@ -299,6 +307,9 @@ final class Pipeline {
             transaction.afterText(effect, false);
         } catch (SQLException | RuntimeException e) {
             failure.addSuppressed(e);
+        }
+        if (epoch != null) {
+            epoch.settled();
         }
     }
 
@@ -325,6 +336,9 @@ final class Pipeline {
                         + " fenced table " + fencedTable + " was executed; the batch was cleared and nothing was"
                         + " sent. Keep the fence's scope open until executeBatch returns.");
             }
+            if (epoch != null) {
+                epoch.claimBeforeBatch(log, e.fence, e.lock);
+            }
             if (sendHook != null) {
                 sendHook.beforeSend(e.fence, e.lock);
             }
@@ -350,8 +364,14 @@ final class Pipeline {
                 epoch.afterSend();
             }
         } finally {
-            transaction.afterText(changesTransaction ? TransactionText.Effect.MAY_END : TransactionText.Effect.NONE,
-                    true);
+            try {
+                transaction.afterText(changesTransaction ? TransactionText.Effect.MAY_END : TransactionText.Effect.NONE,
+                        true);
+            } finally {
+                if (epoch != null) {
+                    epoch.settled();
+                }
+            }
         }
     }
 
