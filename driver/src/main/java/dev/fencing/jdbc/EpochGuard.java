@@ -97,12 +97,21 @@ final class EpochGuard {
      * First of all before a statement is sent under the admitted {@code fence} of {@code lock}
      * (0 and null when none is in scope): makes the tenure's claim durable, unless it is known to
      * be. Runs before anything else is sent for the statement (the {@link SendHook} included),
-     * since a claim made at the start of a transaction commits that transaction.
+     * since a claim made at the start of a transaction commits that transaction. Texts that only
+     * end or undo (part of) the transaction claim nothing: they read no data, and a stale holder
+     * must be able to roll back.
      */
-    void claimBeforeSend(FencePlan plan, long fence, String lock) throws SQLException {
-        if (lock != null) {
+    void claimBeforeSend(FencePlan plan, long fence, String lock, TransactionText.Effect effect)
+            throws SQLException {
+        if (lock != null && !endsOrUndoes(effect)) {
             claim(lock, fence, plan.writesEpochTable() ? plan.fencedTable() : null);
         }
+    }
+
+    private static boolean endsOrUndoes(TransactionText.Effect effect) {
+        return effect == TransactionText.Effect.COMMIT || effect == TransactionText.Effect.ROLLBACK
+                || effect == TransactionText.Effect.ROLLBACK_TO_SAVEPOINT
+                || effect == TransactionText.Effect.RELEASE_SAVEPOINT;
     }
 
     /**

@@ -221,7 +221,7 @@ final class Pipeline {
         try {
             if (epoch != null) {
                 // first: a claim at the start of a transaction commits it
-                epoch.claimBeforeSend(e.plan, e.fence, e.lock);
+                epoch.claimBeforeSend(e.plan, e.fence, e.lock, e.effect);
             }
             if (sendHook != null) {
                 sendHook.beforeSend(e.fence, e.lock);

@@ -230,6 +230,26 @@ abstract class EpochGuardContract extends OrdersFixture {
     // ---- the stale holder ------------------------------------------------------------------
 
     @Test
+    void aStaleHolderEndsItsTransactionByTextWithoutClaiming() throws Exception {
+        account(1, 100);
+        claimElsewhereAtOnce(lock, 34);
+        Connection a = connection(process());
+        try (Statement statement = a.createStatement()) {
+            statement.execute(beginText());
+            assertThatThrownBy(() -> as(lock, 33, () -> query(a, "SELECT balance FROM accounts WHERE id = 1")))
+                    .isInstanceOf(dev.fencing.FencingException.class);
+            // still in the stale scope: ending or undoing the transaction reads nothing and claims nothing
+            as(lock, 33, () -> statement.execute("ROLLBACK"));
+        }
+        a.setAutoCommit(false);
+        as(lock, 33, () -> { a.createStatement().execute("COMMIT"); return null; });
+        a.setAutoCommit(true);
+        assertThat(guard(lock)).isEqualTo(34);
+        assertThat(balance(1)).isEqualTo(100);
+        assertGuardNotLocked(lock);
+    }
+
+    @Test
     void aTransactionTheDatabaseEndedBehindTheDriversBackIsCheckedAgain() throws Exception {
         account(1, 100);
         long fence = 100;
