@@ -294,9 +294,9 @@ final class EpochGuard {
     }
 
     /**
-     * True when the claim of (lock, fence) is known to be committed (by any connection sharing the
-     * claims). A newer fence known for the lock, committed or checked in the open transaction,
-     * means the tenure is over.
+     * True when the claim of (lock, fence) is known to be committed: by any connection sharing the
+     * claims, or before this transaction checked it. A newer fence known for the lock, committed or
+     * checked in the open transaction, means the tenure is over.
      */
     private boolean isClaimed(String lock, long fence, String table) throws StaleFenceException {
         long committed = claims.claimed(lock);
@@ -310,7 +310,8 @@ final class EpochGuard {
         if (inTransaction != null && inTransaction > fence) {
             throw stale(lock, fence, OptionalLong.of(inTransaction), table);
         }
-        return false;
+        // checked in this transaction: every check follows its committed claim
+        return inTransaction != null && inTransaction == fence;
     }
 
     /** True when the open transaction has checked (lock, fence); a newer fence checked in it means stale. */
