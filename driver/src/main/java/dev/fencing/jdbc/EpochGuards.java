@@ -116,12 +116,13 @@ public final class EpochGuards {
             throw new IllegalArgumentException("a fencing token must be > 0, got " + fence);
         }
         try (Connection connection = dataSource.getConnection()) {
-            Connection database = raw(connection);
-            EpochClaims claims = claimsOf(connection, database, fencing);
+            FencedConnection fenced = fencedOf(connection);
+            Connection database = fenced == null ? connection : fenced.database();
+            EpochGuard fencedGuard = fenced == null ? null : fenced.epoch();
+            EpochClaims claims = fencing != null ? fencing.context().claimsFor(database)
+                    : fencedGuard != null ? fencedGuard.claims() : new EpochClaims();
             Dialect dialect = ConnectionContext.dialectOf(database);
-            String guardTable = table != null ? table
-                    : connection instanceof FencedConnection fenced && fenced.epoch() != null
-                            ? fenced.epoch().guardTable() : DEFAULT_TABLE;
+            String guardTable = table != null ? table : fencedGuard != null ? fencedGuard.guardTable() : DEFAULT_TABLE;
             EpochGuard guard = new EpochGuard(database, dialect, guardTable, claims, new TransactionState(database, dialect));
             boolean autoCommit = database.getAutoCommit();
             try {
@@ -146,18 +147,20 @@ public final class EpochGuards {
     }
 
     /**
-     * Where the claim is remembered: the claims of the fencing data source's context, or of the
-     * fenced connection's (the {@code jdbc:fencing:} driver and the agent hand those out, sharing
-     * claims per configuration and database); a throwaway set for an unfenced data source.
+     * The fenced connection behind {@code connection} (itself, or under a pool's proxy: the
+     * {@code jdbc:fencing:} driver and the agent hand those out, sharing claims per configuration
+     * and database), or null for an unfenced one. The claim is remembered in the claims of the
+     * fencing data source's context, else of the fenced connection's, else nowhere.
      */
-    private static EpochClaims claimsOf(Connection connection, Connection database, FencingDataSource fencing) {
-        if (fencing != null) {
-            return fencing.context().claimsFor(database);
+    private static FencedConnection fencedOf(Connection connection) {
+        if (connection instanceof FencedConnection fenced) {
+            return fenced;
         }
-        if (connection instanceof FencedConnection fenced && fenced.epoch() != null) {
-            return fenced.epoch().claims();
+        try {
+            return connection.isWrapperFor(FencedConnection.class) ? connection.unwrap(FencedConnection.class) : null;
+        } catch (SQLException cannotTell) {
+            return null;   // an unfenced connection whose wrapper cannot answer: nothing to share the claim with
         }
-        return new EpochClaims();
     }
 
     private static FencingDataSource fencingOf(DataSource dataSource) throws SQLException {
@@ -170,6 +173,7 @@ public final class EpochGuards {
 
     /** The driver's connection behind a fenced one: the guard's own statements are not analysed. */
     private static Connection raw(Connection connection) throws SQLException {
-        return connection instanceof FencedConnection fenced ? fenced.database() : connection;
+        FencedConnection fenced = fencedOf(connection);
+        return fenced == null ? connection : fenced.database();
     }
 }

@@ -97,6 +97,22 @@ class EpochHikariPoolTest extends OrdersFixture {
         assertThat(below.getHikariPoolMXBean().getTotalConnections()).isEqualTo(1);
     }
 
+    @Test
+    void anEagerClaimThroughThePoolOfTheFencingDriverServesItsConnectionsTransactions() throws Exception {
+        HikariDataSource above = pool(DATABASE.url().replaceFirst("^jdbc:", "jdbc:fencing:"),
+                "fencing.tables", "orders", "fencing.table.accounts.mode", "epoch");
+        EpochGuards.claim(above, lock, 60);
+        assertThat(guard()).isEqualTo(60);
+        try (Connection connection = above.getConnection()) {
+            connection.setAutoCommit(false);
+            query(connection, "SELECT COUNT(*) FROM orders");   // the transaction has sent something
+            // the eager claim was recorded where the driver's connections look: no late claim to refuse
+            assertThat((long) as(lock, 60, () -> query(connection, "SELECT balance FROM accounts WHERE id = 1")))
+                    .isEqualTo(100);
+            connection.rollback();
+        }
+    }
+
     private void returnedConnectionsCarryNoTransactionState(HikariDataSource pool, DataSource fenced) throws Exception {
         long pid = backendPid(fenced);
 
