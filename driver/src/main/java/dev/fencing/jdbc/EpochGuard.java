@@ -262,8 +262,8 @@ final class EpochGuard {
     private FencingException claimTooLate(String lock, long fence) throws SQLException {
         String where = transaction.savepoints() > 0 ? "a savepoint was set in it"
                 : database.getAutoCommit() ? "it was begun by SQL text" : "it has already sent statements";
-        return new FencingException("the tenure of lock '" + lock + "' with fence " + fence + " has not been claimed"
-                + " on this database, and it cannot be claimed inside the open transaction (" + where + "): a claim"
+        return new FencingException("no committed claim of the tenure of lock '" + lock + "' with fence " + fence
+                + " is known to this connection, and it cannot claim inside the open transaction (" + where + "): a claim"
                 + " the transaction could still roll back would let the previous holder write after this one has"
                 + " read. Nothing was sent. Claim the tenure before the transaction: lease.claimEpoch(dataSource)"
                 + " right after acquiring the lock (or EpochGuards.claim(dataSource, lock, fence)) on the data"
