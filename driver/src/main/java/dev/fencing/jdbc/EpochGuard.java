@@ -18,11 +18,18 @@ import java.util.OptionalLong;
  *
  * <p><b>Claim.</b> Before the first statement a tenure sends through this connection (a read too),
  * the guard row of the fence's lock is raised to the fence ({@link EpochSql#raise()}, creating the
- * row when absent). A guard that already holds a newer fence means the tenure is over:
- * {@link StaleFenceException}, and the statement is not sent. Claims committed are remembered in
- * {@link EpochClaims} (shared by the connection context's connections to the same database,
- * so one claim serves every connection of a pool); claims made inside an open transaction count
- * only once {@link TransactionState} reports it committed.
+ * row when absent), and <em>committed before that statement is sent</em>: a claim that the
+ * application's transaction could still roll back (to a savepoint too) would let the stale holder
+ * in again after the new holder has read. So the claim runs in a transaction of its own on this
+ * connection: in auto-commit as one statement; in a transaction that has sent nothing yet, as
+ * that transaction, committed at once (the application's transaction then begins with its
+ * statement, its snapshot taken after the claim). Anywhere else (the transaction has sent
+ * statements, set a savepoint, or was begun by SQL text) no claim can be made durable without a
+ * second connection, which a saturated pool or {@code DriverManager} under the agent may not
+ * have: the statement is refused and the message says how to claim in time. A guard that
+ * already holds a newer fence means the tenure is over: {@link StaleFenceException}, and the
+ * statement is not sent. Claims are remembered in {@link EpochClaims} (shared by the connection
+ * context's connections to the same database, so one claim serves every connection of a pool).
  *
  * <p><b>Check.</b> Every transaction that writes an epoch-mode table raises the guard row again
  * before its first write, in the same transaction: the row is locked until the transaction ends,
@@ -63,6 +70,11 @@ final class EpochGuard {
     private Map<String, Long> pending;
     /** True while the short transaction of an auto-commit write is open. */
     private boolean shortTransaction;
+    /**
+     * True when the open transaction has sent something (or may have): committing it for a claim
+     * would commit the application's work, or end a transaction it began by text.
+     */
+    private boolean sentInTransaction;
 
     EpochGuard(Connection database, Dialect dialect, String guardTable, EpochClaims claims,
                TransactionState transaction) {
@@ -71,32 +83,80 @@ final class EpochGuard {
         this.guardTable = guardTable;
         this.claims = claims;
         this.transaction = transaction;
-        transaction.addListener(end -> transactionEnded(end == TransactionState.End.COMMITTED));
+        transaction.addListener(end -> {
+            if (end == TransactionState.End.COMMITTED || end == TransactionState.End.ROLLED_BACK) {
+                sentInTransaction = false;
+            }
+            transactionEnded(end == TransactionState.End.COMMITTED);
+        });
     }
 
     // ---- before and after a statement is sent ----------------------------------------------
 
     /**
-     * Before {@code plan} is sent under the admitted {@code fence} of {@code lock} (0 and null when
-     * none is in scope): checks the guard when it writes an epoch-mode table (opening the short
-     * transaction in auto-commit), else claims the fence when it names a lock. Anything it throws
-     * means nothing was sent and no short transaction is left open.
+     * First of all before a statement is sent under the admitted {@code fence} of {@code lock}
+     * (0 and null when none is in scope): makes the tenure's claim durable, unless it is known to
+     * be. Runs before anything else is sent for the statement (the {@link SendHook} included),
+     * since a claim made at the start of a transaction commits that transaction. Texts that only
+     * end or undo (part of) the transaction claim nothing: they read no data, and a stale holder
+     * must be able to roll back.
+     */
+    void claimBeforeSend(FencePlan plan, long fence, String lock, TransactionText.Effect effect)
+            throws SQLException {
+        if (lock != null && !endsOrUndoes(effect)) {
+            claim(lock, fence, plan.writesEpochTable() ? plan.fencedTable() : null);
+        }
+    }
+
+    private static boolean endsOrUndoes(TransactionText.Effect effect) {
+        return effect == TransactionText.Effect.COMMIT || effect == TransactionText.Effect.ROLLBACK
+                || effect == TransactionText.Effect.ROLLBACK_TO_SAVEPOINT
+                || effect == TransactionText.Effect.RELEASE_SAVEPOINT;
+    }
+
+    /**
+     * Before {@code plan} is sent, after {@link #claimBeforeSend}: checks the guard when it writes
+     * an epoch-mode table (opening the short transaction in auto-commit). Anything it throws means
+     * nothing was sent and no short transaction is left open.
      */
     void beforeSend(FencePlan plan, long fence, String lock) throws SQLException {
-        if (plan.writesEpochTable()) {
-            // admission refused such a write without a fence naming its lock
-            if (!isChecked(lock, fence, plan.fencedTable())) {
-                check(new String[] {lock}, new long[] {fence}, 1, plan.fencedTable());
+        // admission refused such a write without a fence naming its lock
+        if (plan.writesEpochTable() && !isChecked(lock, fence, plan.fencedTable())) {
+            check(new String[] {lock}, new long[] {fence}, 1, plan.fencedTable());
+        }
+    }
+
+    /**
+     * First of all before a batch is sent: makes the claim of every distinct (lock, fence) its
+     * entries carry durable, and the claim of the fence in scope now.
+     */
+    void claimBeforeBatch(BatchLog log, long fence, String lock) throws SQLException {
+        if (log != null && log.epochWrites() > 0 && !log.controlsTransaction()) {
+            String[] locks = log.epochLocks();
+            long[] fences = log.epochFences();
+            for (int i = 0; i < locks.length; i++) {
+                claim(locks[i], fences[i], log.epochTable());
             }
-        } else if (lock != null) {
+        }
+        if (lock != null) {
             claim(lock, fence, null);
         }
     }
 
     /**
-     * Before a batch is sent: checks the guard of every distinct (lock, fence) its entries
-     * carry, then claims the fence in scope now.
+     * After a statement or batch was settled (sent or failed, and {@link TransactionState} told):
+     * whatever it was, a transaction still open after it has sent something.
      */
+    void settled() {
+        try {
+            // under auto-commit no claim commits anything but itself (a transaction begun by text is refused)
+            sentInTransaction = !database.getAutoCommit();
+        } catch (SQLException | RuntimeException e) {
+            sentInTransaction = true;   // cannot tell: no claim will commit a transaction that may hold work
+        }
+    }
+
+    /** Before a batch is sent, after {@link #claimBeforeBatch}: checks the guard of every distinct (lock, fence) its entries carry. */
     void beforeBatch(BatchLog log, long fence, String lock) throws SQLException {
         if (log != null && log.epochWrites() > 0) {
             if (log.controlsTransaction()) {
@@ -117,14 +177,6 @@ final class EpochGuard {
             }
             if (n > 0) {
                 check(locks, fences, n, log.epochTable());
-            }
-        }
-        if (lock != null) {
-            try {
-                claim(lock, fence, null);
-            } catch (SQLException | RuntimeException | Error e) {
-                afterFailure(e);
-                throw e;
             }
         }
     }
@@ -165,7 +217,11 @@ final class EpochGuard {
 
     // ---- claim and check ----------------------------------------------------------------------
 
-    /** Raises the guard of {@code lock} to {@code fence} unless it is known to be there already. */
+    /**
+     * Raises the guard of {@code lock} to {@code fence} and commits it, unless it is known to be
+     * committed there already; refuses when it cannot be committed without committing the
+     * application's work.
+     */
     void claim(String lock, long fence, String table) throws SQLException {
         if (isClaimed(lock, fence, table)) {
             return;
@@ -173,15 +229,46 @@ final class EpochGuard {
         if (!transaction.inTransaction()) {
             raiseForClaim(lock, fence, table);
             claims.committed(lock, fence);
-        } else {
-            if (database.isReadOnly()) {
-                // refused before sending: a failed UPDATE would abort the application's transaction
-                throw readOnly(lock, fence, null);
-            }
-            raise(lock, fence, table);
-            // the claim locked the row in this transaction: it is this transaction's check too
-            remember(lock, fence);
+            return;
         }
+        if (database.isReadOnly()) {
+            // refused before sending: a failed UPDATE would abort the application's transaction
+            throw readOnly(lock, fence, null);
+        }
+        if (sentInTransaction || shortTransaction || transaction.savepoints() > 0 || database.getAutoCommit()) {
+            throw claimTooLate(lock, fence);
+        }
+        // nothing sent in this transaction yet: the claim is all it holds, committed before the statement
+        boolean committed = false;
+        try {
+            raise(lock, fence, table);
+            database.commit();
+            committed = true;
+        } catch (SQLException | RuntimeException | Error e) {
+            boolean rolledBack = false;
+            try {
+                database.rollback();
+                rolledBack = true;
+            } catch (SQLException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            transaction.afterRollback(rolledBack);
+            throw e;
+        }
+        transaction.afterCommit(committed);
+        claims.committed(lock, fence);
+    }
+
+    private FencingException claimTooLate(String lock, long fence) throws SQLException {
+        String where = transaction.savepoints() > 0 ? "a savepoint was set in it"
+                : database.getAutoCommit() ? "it was begun by SQL text" : "it has already sent statements";
+        return new FencingException("no committed claim of the tenure of lock '" + lock + "' with fence " + fence
+                + " is known to this connection, and it cannot claim inside the open transaction (" + where + "): a claim"
+                + " the transaction could still roll back would let the previous holder write after this one has"
+                + " read. Nothing was sent. Claim the tenure before the transaction: lease.claimEpoch(dataSource)"
+                + " right after acquiring the lock (or EpochGuards.claim(dataSource, lock, fence)) on the data"
+                + " source this connection comes from, or run the tenure's first statement with auto-commit on, or"
+                + " as the first statement of a transaction begun with setAutoCommit(false).");
     }
 
     /** An auto-commit claim; on a read-only connection its failure says what to do instead. */
@@ -207,8 +294,9 @@ final class EpochGuard {
     }
 
     /**
-     * True when (lock, fence) was claimed: committed (by any connection of the data source) or in
-     * the open transaction. A newer fence known for the lock means the tenure is over.
+     * True when the claim of (lock, fence) is known to be committed: by any connection sharing the
+     * claims, or before this transaction checked it. A newer fence known for the lock, committed or
+     * checked in the open transaction, means the tenure is over.
      */
     private boolean isClaimed(String lock, long fence, String table) throws StaleFenceException {
         long committed = claims.claimed(lock);
@@ -222,6 +310,7 @@ final class EpochGuard {
         if (inTransaction != null && inTransaction > fence) {
             throw stale(lock, fence, OptionalLong.of(inTransaction), table);
         }
+        // checked in this transaction: every check follows its committed claim
         return inTransaction != null && inTransaction == fence;
     }
 
@@ -445,6 +534,16 @@ final class EpochGuard {
         raise = null;
         insert = null;
         read = null;
+    }
+
+    /** The guard table. */
+    String guardTable() {
+        return guardTable;
+    }
+
+    /** The claims this guard shares (an eager claim through a fenced connection records its claim there). */
+    EpochClaims claims() {
+        return claims;
     }
 
     /** True while the short transaction of an auto-commit write is open (tests). */

@@ -87,15 +87,17 @@ public final class EpochGuards {
      * Claims the guard of {@code lockName} for {@code fence} now, in a transaction of its own, so that
      * the tenure starts at the database before its first statement: {@code lease.claimEpoch(dataSource)}
      * right after acquiring does this. Through a {@link FencingDataSource} the claim is remembered, and
-     * its connections send no claim of their own for this fence; with any other data source the guard
-     * table is {@value #DEFAULT_TABLE}.
+     * its connections send no claim of their own for this fence; so it is when the data source hands out
+     * connections fenced by the {@code jdbc:fencing:} driver or the agent (the claim is remembered by
+     * their configuration's context, the guard table is theirs). With any other data source the
+     * guard table is {@value #DEFAULT_TABLE}.
      *
      * @throws dev.fencing.StaleFenceException when the guard already holds a newer fence: the lock has
      *         passed on
      */
     public static void claim(DataSource dataSource, String lockName, long fence) throws SQLException {
         FencingDataSource fencing = fencingOf(dataSource);
-        claim(dataSource, fencing == null ? DEFAULT_TABLE : fencing.config().epochTable(), fencing, lockName, fence);
+        claim(dataSource, fencing == null ? null : fencing.config().epochTable(), fencing, lockName, fence);
     }
 
     /** Like {@link #claim(DataSource, String, long)}, with the guard table of {@code config}. */
@@ -113,11 +115,15 @@ public final class EpochGuards {
         if (fence <= 0) {
             throw new IllegalArgumentException("a fencing token must be > 0, got " + fence);
         }
-                try (Connection connection = dataSource.getConnection()) {
-            Connection database = raw(connection);
-            EpochClaims claims = fencing == null ? new EpochClaims() : fencing.context().claimsFor(database);
+        try (Connection connection = dataSource.getConnection()) {
+            FencedConnection fenced = fencedOf(connection);
+            Connection database = fenced == null ? connection : fenced.database();
+            EpochGuard fencedGuard = fenced == null ? null : fenced.epoch();
+            EpochClaims claims = fencing != null ? fencing.context().claimsFor(database)
+                    : fencedGuard != null ? fencedGuard.claims() : new EpochClaims();
             Dialect dialect = ConnectionContext.dialectOf(database);
-            EpochGuard guard = new EpochGuard(database, dialect, table, claims, new TransactionState(database, dialect));
+            String guardTable = table != null ? table : fencedGuard != null ? fencedGuard.guardTable() : DEFAULT_TABLE;
+            EpochGuard guard = new EpochGuard(database, dialect, guardTable, claims, new TransactionState(database, dialect));
             boolean autoCommit = database.getAutoCommit();
             try {
                 guard.raise(lockName, fence, null);
@@ -140,6 +146,23 @@ public final class EpochGuards {
         }
     }
 
+    /**
+     * The fenced connection behind {@code connection} (itself, or under a pool's proxy: the
+     * {@code jdbc:fencing:} driver and the agent hand those out, sharing claims per configuration
+     * and database), or null for an unfenced one. The claim is remembered in the claims of the
+     * fencing data source's context, else of the fenced connection's, else nowhere.
+     */
+    private static FencedConnection fencedOf(Connection connection) {
+        if (connection instanceof FencedConnection fenced) {
+            return fenced;
+        }
+        try {
+            return connection.isWrapperFor(FencedConnection.class) ? connection.unwrap(FencedConnection.class) : null;
+        } catch (SQLException cannotTell) {
+            return null;   // an unfenced connection whose wrapper cannot answer: nothing to share the claim with
+        }
+    }
+
     private static FencingDataSource fencingOf(DataSource dataSource) throws SQLException {
         Objects.requireNonNull(dataSource, "dataSource");
         if (dataSource instanceof FencingDataSource fencing) {
@@ -150,6 +173,7 @@ public final class EpochGuards {
 
     /** The driver's connection behind a fenced one: the guard's own statements are not analysed. */
     private static Connection raw(Connection connection) throws SQLException {
-        return connection instanceof FencedConnection fenced ? fenced.database() : connection;
+        FencedConnection fenced = fencedOf(connection);
+        return fenced == null ? connection : fenced.database();
     }
 }

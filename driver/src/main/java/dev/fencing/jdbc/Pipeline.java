@@ -220,6 +220,10 @@ final class Pipeline {
      */
     void beforeSend(Execution e) throws SQLException {
         try {
+            if (epoch != null) {
+                // first: a claim at the start of a transaction commits it
+                epoch.claimBeforeSend(e.plan, e.fence, e.lock, e.effect);
+            }
             if (sendHook != null) {
                 sendHook.beforeSend(e.plan, e.fenced() ? e.plan.fencedTable() : null, e.effect, e.fence, e.lock);
             }
@@ -275,7 +279,11 @@ final class Pipeline {
             try {
                 epoch.afterSend();
             } finally {
-                transaction.afterText(e.effect, true);
+                try {
+                    transaction.afterText(e.effect, true);
+                } finally {
+                    epoch.settled();
+                }
             }
         } else if (e.effect != TransactionText.Effect.NONE) {
             transaction.afterText(e.effect, true);
@@ -317,6 +325,9 @@ final class Pipeline {
         } catch (SQLException | RuntimeException e) {
             failure.addSuppressed(e);
         }
+        if (epoch != null) {
+            epoch.settled();
+        }
     }
 
     // ---- batches ---------------------------------------------------------------------------------
@@ -341,6 +352,9 @@ final class Pipeline {
                 throw new MissingFenceException(fencedTable, "no fence in scope when the batch that writes"
                         + " fenced table " + fencedTable + " was executed; the batch was cleared and nothing was"
                         + " sent. Keep the fence's scope open until executeBatch returns.");
+            }
+            if (epoch != null) {
+                epoch.claimBeforeBatch(log, e.fence, e.lock);
             }
             if (sendHook != null) {
                 sendHook.beforeSend(null, fencedTable, TransactionText.Effect.NONE, e.fence, e.lock);
@@ -367,8 +381,14 @@ final class Pipeline {
                 epoch.afterSend();
             }
         } finally {
-            transaction.afterText(changesTransaction ? TransactionText.Effect.MAY_END : TransactionText.Effect.NONE,
-                    true);
+            try {
+                transaction.afterText(changesTransaction ? TransactionText.Effect.MAY_END : TransactionText.Effect.NONE,
+                        true);
+            } finally {
+                if (epoch != null) {
+                    epoch.settled();
+                }
+            }
         }
     }
 

@@ -105,7 +105,9 @@ public interface Lease extends AutoCloseable {
      * Claims this tenure at the database now: raises the epoch guard row of {@link #resource()} to
      * {@link #fence()} (tables in {@code epoch} mode), in a transaction of its own. Call it right
      * after acquiring, so that the previous holder is shut out before this one's first statement;
-     * without it, the first statement of the tenure through each connection claims.
+     * without it, the first statement of the tenure through each connection claims, which it can
+     * do only with auto-commit on or as the first statement of a transaction (elsewhere the
+     * statement is refused: a claim the transaction could roll back would not shut anyone out).
      *
      * @param dataSource the database holding the guard table: preferably the application's
      *        {@link dev.fencing.jdbc.FencingDataSource}, whose connections then need not claim again

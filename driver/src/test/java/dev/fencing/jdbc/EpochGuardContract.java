@@ -187,6 +187,8 @@ abstract class EpochGuardContract extends OrdersFixture {
         account(1, 100);
         Connection connection = connection(process());
         assertThat(connection.getAutoCommit()).isTrue();
+        // claimed in auto-commit: no claim can be made durable inside a transaction begun by text
+        readBalance(connection, lock, 5);
         as(lock, 5, () -> {
             try (Statement statement = connection.createStatement()) {
                 statement.execute(beginText());
@@ -201,24 +203,51 @@ abstract class EpochGuardContract extends OrdersFixture {
     }
 
     @Test
-    void aClaimInATransactionBegunAsTextThatRollsBackIsNotSharedWithTheDataSourcesOtherConnections()
-            throws Exception {
+    void aClaimInATransactionBegunAsTextIsRefusedAndNothingIsShared() throws Exception {
         FencingDataSource process = process();
         Connection first = connection(process);
         try (Statement statement = first.createStatement()) {
-            // begun before the tenure's first statement, so that its claim goes out inside this transaction
+            // begun before the tenure's first statement: a claim inside it could be rolled back
             statement.execute(beginText());
-            as(lock, 9, () -> query(first, "SELECT COUNT(*) FROM accounts"));
+            assertThatThrownBy(() -> as(lock, 9, () -> query(first, "SELECT COUNT(*) FROM accounts")))
+                    .isInstanceOf(dev.fencing.FencingException.class)
+                    .isNotInstanceOf(StaleFenceException.class)
+                    .hasMessageContaining("lease.claimEpoch(dataSource)");
             statement.execute("ROLLBACK");
         }
-        assertThat(guard(lock)).as("the rolled-back claim").isNull();
+        assertThat(guard(lock)).as("nothing claimed").isNull();
         Connection second = connection(process);
         as(lock, 9, () -> query(second, "SELECT COUNT(*) FROM accounts"));
-        // the second connection claimed for itself: the first one's claim was never committed
         assertThat(guard(lock)).isEqualTo(9L);
+        // claimed now: the first connection reads in a transaction begun by text
+        try (Statement statement = first.createStatement()) {
+            statement.execute(beginText());
+            assertThat((Long) as(lock, 9, () -> query(first, "SELECT COUNT(*) FROM accounts"))).isZero();
+            statement.execute("ROLLBACK");
+        }
     }
 
     // ---- the stale holder ------------------------------------------------------------------
+
+    @Test
+    void aStaleHolderEndsItsTransactionByTextWithoutClaiming() throws Exception {
+        account(1, 100);
+        claimElsewhereAtOnce(lock, 34);
+        Connection a = connection(process());
+        try (Statement statement = a.createStatement()) {
+            statement.execute(beginText());
+            assertThatThrownBy(() -> as(lock, 33, () -> query(a, "SELECT balance FROM accounts WHERE id = 1")))
+                    .isInstanceOf(dev.fencing.FencingException.class);
+            // still in the stale scope: ending or undoing the transaction reads nothing and claims nothing
+            as(lock, 33, () -> statement.execute("ROLLBACK"));
+        }
+        a.setAutoCommit(false);
+        as(lock, 33, () -> { a.createStatement().execute("COMMIT"); return null; });
+        a.setAutoCommit(true);
+        assertThat(guard(lock)).isEqualTo(34);
+        assertThat(balance(1)).isEqualTo(100);
+        assertGuardNotLocked(lock);
+    }
 
     @Test
     void aTransactionTheDatabaseEndedBehindTheDriversBackIsCheckedAgain() throws Exception {
@@ -358,12 +387,15 @@ abstract class EpochGuardContract extends OrdersFixture {
     }
 
     @Test
-    void aClaimInsideAnOpenTransactionHoldsTheNextTenureBackUntilItEnds() throws Exception {
+    void aWriteTransactionHoldsTheNextTenuresClaimBackUntilItEnds() throws Exception {
         account(1, 100);
         Connection a = connection(process());
         a.setAutoCommit(false);
         as(lock, 33, () -> query(a, "SELECT balance FROM accounts WHERE id = 1"));
-        // the claim belongs to A's transaction: B's claim waits for it
+        // the claim was committed before the read: nothing holds the guard row yet
+        assertGuardNotLocked(lock);
+        as(lock, 33, () -> { update(a, "UPDATE accounts SET balance = 120 WHERE id = 1"); return null; });
+        // the check belongs to A's write transaction: B's claim waits for it
         Future<Long> b = threads.submit(() -> {
             try (Connection connection = process().getConnection()) {
                 return as(lock, 34, () -> query(connection, "SELECT balance FROM accounts WHERE id = 1"));
@@ -382,15 +414,141 @@ abstract class EpochGuardContract extends OrdersFixture {
     }
 
     @Test
-    void aClaimRolledBackIsMadeAgain() throws Exception {
+    void aClaimAtTheStartOfATransactionIsCommittedBeforeTheStatementAndOutlivesARollback() throws Exception {
         Connection a = connection(process());
         a.setAutoCommit(false);
         as(lock, 33, () -> query(a, "SELECT COUNT(*) FROM accounts"));
         a.rollback();
-        assertThat(guard(lock)).isNull();
-        a.setAutoCommit(true);
-        as(lock, 33, () -> query(a, "SELECT COUNT(*) FROM accounts"));
         assertThat(guard(lock)).isEqualTo(33);
+        // the same in a transaction whose first fenced statement is a write: claim committed, write rolled back
+        String other = lock + ":write";
+        as(other, 7, () -> { update(a, "INSERT INTO accounts (id, balance) VALUES (1, 1)"); return null; });
+        a.rollback();
+        assertThat(guard(other)).isEqualTo(7);
+        assertThat(balance(1)).isNull();
+        a.setAutoCommit(true);
+    }
+
+    // ---- a claim is durable before the statement it precedes is answered ----------------------------
+
+    /** The balance of account 1, read under (lockName, fence). */
+    static long readBalance(Connection connection, String lockName, long fence) throws Exception {
+        return as(lockName, fence, () -> query(connection, "SELECT balance FROM accounts WHERE id = 1"));
+    }
+
+    /** Writes {@code balance} to account 1 under (lockName, fence); true when applied, false when refused as stale. */
+    static boolean writeBalance(Connection connection, String lockName, long fence, long balance) throws Exception {
+        try {
+            as(lockName, fence, () -> { update(connection, "UPDATE accounts SET balance = " + balance + " WHERE id = 1"); return null; });
+            return true;
+        } catch (StaleFenceException stale) {
+            return false;
+        }
+    }
+
+    /**
+     * A claim the driver cannot make durable is refused, not sent inside the application's
+     * transaction; the refusal says how to claim in time, and the holder does so. Any other
+     * outcome of the read is returned as it is.
+     */
+    long readOrClaimFirst(Connection connection, FencingDataSource process, String lockName, long fence,
+                          Work<Void> restartTransaction, List<String> refusals) throws Exception {
+        try {
+            return readBalance(connection, lockName, fence);
+        } catch (StaleFenceException stale) {
+            throw stale;
+        } catch (dev.fencing.FencingException refused) {
+            assertThat(refused.getMessage()).contains("claimEpoch").contains(lockName).contains("Nothing was sent");
+            refusals.add(refused.getMessage());
+            restartTransaction.run();
+            EpochGuards.claim(process, lockName, fence);
+            return readBalance(connection, lockName, fence);
+        }
+    }
+
+    @Test
+    void aClaimRolledBackWithTheNewHoldersTransactionStillShutsTheStaleHolderOut() throws Exception {
+        for (String undo : List.of("rollback", "rollback to a savepoint taken first",
+                "rollback to a savepoint taken after a read")) {
+            String name = lock + ":" + undo.length();
+            sql("DELETE FROM accounts");
+            account(1, 100);
+            long applied = 0;
+            List<String> refusals = new ArrayList<>();
+            // the stale holder (fence 33) reads in auto-commit, then stalls past its lease
+            Connection a = connection(process());
+            long aRead = readBalance(a, name, 33);
+            // the new holder (fence 34) reads in a transaction, which then rolls back (or to a savepoint)
+            FencingDataSource processB = process();
+            Connection b = connection(processB);
+            b.setAutoCommit(false);
+            java.sql.Savepoint[] savepoint = {null};
+            if (undo.endsWith("after a read")) {
+                query(b, "SELECT COUNT(*) FROM orders");   // the transaction has begun: no claim can precede it
+            }
+            if (undo.contains("savepoint")) {
+                savepoint[0] = b.setSavepoint();
+            }
+            long bRead = readOrClaimFirst(b, processB, name, 34, () -> { return null; }, refusals);
+            if (savepoint[0] != null) {
+                b.rollback(savepoint[0]);
+            } else {
+                b.rollback();
+            }
+            // the stale holder wakes and writes what it read plus one
+            if (writeBalance(a, name, 33, aRead + 1)) {
+                applied++;
+            }
+            // the new holder writes its own increment on the value it read
+            assertThat(writeBalance(b, name, 34, bRead + 1)).as(undo).isTrue();
+            b.commit();
+            applied++;
+            assertThat(balance(1) - 100).as(undo + ": increments kept, of " + applied + " applied").isEqualTo(applied);
+            assertThat(guard(name)).as(undo).isEqualTo(34);
+            // a claim at the start of a transaction is committed before the read; after a savepoint it is refused
+            assertThat(refusals).as(undo).hasSize(undo.contains("savepoint") ? 1 : 0);
+            b.setAutoCommit(true);
+        }
+    }
+
+    @Test
+    void aTransactionWhoseSnapshotIsFixedCannotClaimLateAndMissTheStaleHoldersCommit() throws Exception {
+        account(1, 100);
+        String other = lock + ":other";
+        long applied = 0;
+        List<String> refusals = new ArrayList<>();
+        // the stale holder (fence 33) reads, then its write transaction holds the guard row, uncommitted
+        Connection a = connection(process());
+        long aRead = readBalance(a, lock, 33);
+        a.setAutoCommit(false);
+        assertThat(writeBalance(a, lock, 33, aRead + 1)).isTrue();
+        // the new holder's REPEATABLE READ transaction reads under another lock first (fixing its snapshot)
+        FencingDataSource processB = process();
+        Connection b = connection(processB);
+        b.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+        b.setAutoCommit(false);
+        java.util.concurrent.CountDownLatch snapshotFixed = new java.util.concurrent.CountDownLatch(1);
+        Future<Long> bRead = threads.submit(() -> {
+            as(other, 1, () -> query(b, "SELECT COUNT(*) FROM accounts"));
+            snapshotFixed.countDown();
+            return readOrClaimFirst(b, processB, lock, 34, () -> {
+                b.rollback();
+                return null;
+            }, refusals);
+        });
+        assertThat(snapshotFixed.await(5, TimeUnit.SECONDS)).isTrue();
+        // B's claim (or the eager claim it was told to make) waits for A's transaction
+        assertThatThrownBy(() -> bRead.get(300, TimeUnit.MILLISECONDS)).isInstanceOf(TimeoutException.class);
+        a.commit();
+        applied++;
+        long read = bRead.get(10, TimeUnit.SECONDS);
+        assertThat(writeBalance(b, lock, 34, read + 1)).isTrue();
+        b.commit();
+        applied++;
+        assertThat(balance(1) - 100).as("increments kept, of " + applied + " applied").isEqualTo(applied);
+        assertThat(refusals).hasSize(1);
+        b.setAutoCommit(true);
+        b.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
     }
 
     @Test
@@ -559,11 +717,11 @@ abstract class EpochGuardContract extends OrdersFixture {
             return null;
         })).isInstanceOf(SQLException.class).isNotInstanceOf(StaleFenceException.class);
         assertThat(a.getAutoCommit()).isTrue();
-        assertThat(guard(lock)).as("the claim made in the short transaction was rolled back").isNull();
-        assertGuardNotLocked(lock);
-        // the connection forgot the rolled-back claim: its next statement claims again
-        as(lock, 40, () -> query(a, "SELECT COUNT(*) FROM accounts"));
+        // the claim was committed before the write's short transaction began; the write was rolled back
         assertThat(guard(lock)).isEqualTo(40);
+        assertGuardNotLocked(lock);
+        assertThat(balance(1)).isEqualTo(100);
+        as(lock, 40, () -> query(a, "SELECT COUNT(*) FROM accounts"));
         claimElsewhereAtOnce(lock, 41);
     }
 

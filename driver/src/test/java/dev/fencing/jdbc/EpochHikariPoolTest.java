@@ -55,6 +55,7 @@ class EpochHikariPoolTest extends OrdersFixture {
         }
         config.setMaximumPoolSize(1);
         config.setMinimumIdle(1);
+        config.setConnectionTimeout(250);   // a second connection asked for while the only one is out fails fast
         config.setPoolName("fencing-epoch-test");
         return track(new HikariDataSource(config));
     }
@@ -71,6 +72,45 @@ class EpochHikariPoolTest extends OrdersFixture {
         HikariDataSource pool = pool(DATABASE.url());
         FencingDataSource fenced = new FencingDataSource(pool, EpochGuardContract.config());
         returnedConnectionsCarryNoTransactionState(pool, fenced);
+    }
+
+    @Test
+    void inAPoolOfOneWithItsConnectionOutAClaimIsCommittedWithoutASecondConnection() throws Exception {
+        HikariDataSource above = pool(DATABASE.url().replaceFirst("^jdbc:", "jdbc:fencing:"),
+                "fencing.tables", "orders", "fencing.table.accounts.mode", "epoch");
+        HikariDataSource below = pool(DATABASE.url());
+        long fence = 50;
+        for (DataSource fenced : java.util.List.of(above, new FencingDataSource(below, EpochGuardContract.config()))) {
+            fence++;
+            long tenure = fence;
+            try (Connection connection = fenced.getConnection()) {
+                connection.setAutoCommit(false);
+                // the pool is saturated: the claim at the start of this transaction must use this connection
+                assertThat((long) as(lock, tenure, () -> query(connection, "SELECT balance FROM accounts WHERE id = 1")))
+                        .isEqualTo(100);
+                connection.rollback();
+            }
+            assertThat(guard()).as("the claim outlived the rollback").isEqualTo(tenure);
+            assertGuardNotLocked();
+        }
+        assertThat(above.getHikariPoolMXBean().getTotalConnections()).isEqualTo(1);
+        assertThat(below.getHikariPoolMXBean().getTotalConnections()).isEqualTo(1);
+    }
+
+    @Test
+    void anEagerClaimThroughThePoolOfTheFencingDriverServesItsConnectionsTransactions() throws Exception {
+        HikariDataSource above = pool(DATABASE.url().replaceFirst("^jdbc:", "jdbc:fencing:"),
+                "fencing.tables", "orders", "fencing.table.accounts.mode", "epoch");
+        EpochGuards.claim(above, lock, 60);
+        assertThat(guard()).isEqualTo(60);
+        try (Connection connection = above.getConnection()) {
+            connection.setAutoCommit(false);
+            query(connection, "SELECT COUNT(*) FROM orders");   // the transaction has sent something
+            // the eager claim was recorded where the driver's connections look: no late claim to refuse
+            assertThat((long) as(lock, 60, () -> query(connection, "SELECT balance FROM accounts WHERE id = 1")))
+                    .isEqualTo(100);
+            connection.rollback();
+        }
     }
 
     private void returnedConnectionsCarryNoTransactionState(HikariDataSource pool, DataSource fenced) throws Exception {

@@ -83,8 +83,8 @@ abstract class EpochTortureContract {
 
     @Test
     void epochModeLosesNoIncrementWhereRowModeDoes() throws Exception {
-        Outcome epoch = run(FencingConfig.Mode.EPOCH);
-        Outcome row = run(FencingConfig.Mode.ROW);
+        Outcome epoch = run(FencingConfig.Mode.EPOCH, null);
+        Outcome row = run(FencingConfig.Mode.ROW, null);
         System.out.printf("[epoch torture %s] epoch mode: %s%n[epoch torture %s] row mode:   %s%n",
                 label(), epoch, label(), row);
 
@@ -97,7 +97,59 @@ abstract class EpochTortureContract {
         assertThat(row.lost()).as("increments lost in row mode (the hole epoch mode closes)").isGreaterThan(0);
     }
 
-    private Outcome run(FencingConfig.Mode mode) throws Exception {
+    /**
+     * How the holders of the transaction variant read and write, one chosen at random per turn;
+     * the read's undo happens before the successor signals the stalled predecessor, so a claim
+     * undone with it would let the stale write in.
+     */
+    enum Style {
+        /** Auto-commit read and write. */
+        AUTO_COMMIT,
+        /** One transaction (setAutoCommit(false)) from the read to the write's commit. */
+        TRANSACTION,
+        /** The read's transaction rolls back; the write commits in a new one. */
+        READ_ROLLED_BACK,
+        /** A savepoint before the read, rolled back to after it; the write commits in the same transaction. */
+        SAVEPOINT_ROLLED_BACK,
+        /** {@code BEGIN} text before the read, {@code ROLLBACK} text after it; the write between BEGIN and COMMIT texts. */
+        TEXT_CONTROL,
+        /**
+         * REPEATABLE READ: the transaction first reads under a second lock (the worker's own), which
+         * fixes its snapshot on MariaDB, then reads and writes under the balance's lock.
+         */
+        TWO_LOCKS_REPEATABLE_READ
+    }
+
+    /** What the transaction variant counted besides the outcome. */
+    static final class Chaos {
+        final AtomicLong refusedLateClaims = new AtomicLong();
+        final AtomicLong eagerClaims = new AtomicLong();
+        final AtomicLong serializationFailures = new AtomicLong();
+        final java.util.concurrent.ConcurrentHashMap<Style, AtomicLong> turns = new java.util.concurrent.ConcurrentHashMap<>();
+
+        @Override
+        public String toString() {
+            return "late claims refused then claimed eagerly=" + refusedLateClaims + " eager claims at acquire="
+                    + eagerClaims + " serialization failures=" + serializationFailures + " turns by style=" + turns;
+        }
+    }
+
+    @Test
+    void epochModeLosesNoIncrementWhateverTheHoldersTransactionsDo() throws Exception {
+        Chaos chaos = new Chaos();
+        Outcome epoch = run(FencingConfig.Mode.EPOCH, chaos);
+        System.out.printf("[epoch torture %s] epoch mode, transactions rolled back, savepoints, text control, two"
+                + " locks: %s; %s%n", label(), epoch, chaos);
+        assertThat(epoch.handshakes()).as("stalls met by a successor").isGreaterThanOrEqualTo(MIN_HANDSHAKES);
+        assertThat(epoch.lost()).as("increments lost").isZero();
+        assertThat(epoch.staleApplied()).as("stale writes applied").isZero();
+        assertThat(epoch.rejected()).as("stale writes rejected").isGreaterThan(0);
+        for (Style style : Style.values()) {
+            assertThat(chaos.turns.get(style)).as("turns of " + style).isNotNull();
+        }
+    }
+
+    private Outcome run(FencingConfig.Mode mode, Chaos chaos) throws Exception {
         String table = "balances_" + TestDatabases.uniqueName();
         String lockTable = "locks_" + TestDatabases.uniqueName();
         String resource = "balance:" + TestDatabases.uniqueName();
@@ -126,10 +178,11 @@ abstract class EpochTortureContract {
             for (int w = 0; w < WORKERS; w++) {
                 // each worker is a process of its own: what it knows reaches the others only through the database
                 FencingDataSource process = new FencingDataSource(pool, config);
+                Holder holder = new Holder(resource + ":side:" + w, chaos, new java.util.Random(w * 7919L + mode.ordinal()));
                 running.add(workers.submit(() -> {
                     while (running(start, handshakes)) {
                         turn(locks, resource, process, table, turns, stalled, applied, rejected, stalls, handshakes,
-                                staleApplied);
+                                staleApplied, holder);
                     }
                     return null;
                 }));
@@ -151,7 +204,8 @@ abstract class EpochTortureContract {
 
     private static void turn(JdbcFencedLocks locks, String resource, FencingDataSource process, String table,
                              AtomicInteger turns, AtomicReference<Stall> stalled, AtomicLong applied,
-                             AtomicLong rejected, AtomicLong stalls, AtomicLong handshakes, AtomicLong staleApplied)
+                             AtomicLong rejected, AtomicLong stalls, AtomicLong handshakes, AtomicLong staleApplied,
+                             Holder holder)
             throws Exception {
         Lease lease;
         try {
@@ -167,11 +221,20 @@ abstract class EpochTortureContract {
                 return;
             }
             try (scope; Connection connection = process.getConnection()) {
+                Style style = holder.nextStyle();
                 long balance;
                 try {
-                    balance = read(connection, table);
+                    balance = holder.chaos == null ? read(connection, table)
+                            : holder.read(style, lease, process, connection, table);
                 } catch (StaleFenceException stale) {
                     rejected.incrementAndGet();   // the tenure ended before its first read: nothing to lose
+                    Holder.cleanUp(connection);
+                    return;
+                } catch (SQLException failure) {
+                    if (!holder.serializationFailure(failure)) {
+                        throw failure;
+                    }
+                    Holder.cleanUp(connection);
                     return;
                 }
                 Stall mine = null;
@@ -192,14 +255,16 @@ abstract class EpochTortureContract {
                         handshakes.incrementAndGet();
                     }
                     try {
-                        write(connection, table, balance + 1);
-                        applied.incrementAndGet();
-                        if (successorRead) {
-                            staleApplied.incrementAndGet();
+                        if (holder.write(style, connection, table, balance + 1)) {
+                            applied.incrementAndGet();
+                            if (successorRead) {
+                                staleApplied.incrementAndGet();
+                            }
                         }
                     } catch (StaleFenceException stale) {
                         rejected.incrementAndGet();
                     } finally {
+                        Holder.cleanUp(connection);
                         stalled.set(null);
                         mine.attempted.countDown();
                     }
@@ -211,12 +276,152 @@ abstract class EpochTortureContract {
                         before.attempted.await(5, TimeUnit.SECONDS);
                     }
                     try {
-                        write(connection, table, balance + 1);
-                        applied.incrementAndGet();
+                        if (holder.write(style, connection, table, balance + 1)) {
+                            applied.incrementAndGet();
+                        }
                     } catch (StaleFenceException stale) {
                         rejected.incrementAndGet();
+                    } finally {
+                        Holder.cleanUp(connection);
                     }
                 }
+            }
+        }
+    }
+
+    /** One worker's way of reading and writing: plain (auto-commit) or a random {@link Style} per turn. */
+    static final class Holder {
+        final String sideLock;
+        final Chaos chaos;
+        final java.util.Random random;
+        long sideFence;
+
+        Holder(String sideLock, Chaos chaos, java.util.Random random) {
+            this.sideLock = sideLock;
+            this.chaos = chaos;
+            this.random = random;
+        }
+
+        Style nextStyle() {
+            if (chaos == null) {
+                return Style.AUTO_COMMIT;
+            }
+            Style style = Style.values()[random.nextInt(Style.values().length)];
+            chaos.turns.computeIfAbsent(style, s -> new AtomicLong()).incrementAndGet();
+            return style;
+        }
+
+        /**
+         * The read of {@code style}, undone as the style says. Sometimes the tenure is claimed eagerly
+         * first; a late claim the driver refuses is made eagerly and the read begun again.
+         */
+        long read(Style style, Lease lease, FencingDataSource process, Connection connection, String table)
+                throws Exception {
+            if (random.nextInt(4) == 0) {
+                lease.claimEpoch(process);
+                chaos.eagerClaims.incrementAndGet();
+            }
+            try {
+                return readOnce(style, connection, table);
+            } catch (StaleFenceException stale) {
+                throw stale;
+            } catch (dev.fencing.FencingException late) {
+                if (!late.getMessage().contains("claimEpoch")) {
+                    throw late;
+                }
+                chaos.refusedLateClaims.incrementAndGet();
+                cleanUp(connection);
+                lease.claimEpoch(process);
+                return readOnce(style, connection, table);
+            }
+        }
+
+        private long readOnce(Style style, Connection connection, String table) throws Exception {
+            switch (style) {
+                case AUTO_COMMIT -> {
+                    return EpochTortureContract.read(connection, table);
+                }
+                case TRANSACTION -> {
+                    connection.setAutoCommit(false);
+                    return EpochTortureContract.read(connection, table);
+                }
+                case READ_ROLLED_BACK -> {
+                    connection.setAutoCommit(false);
+                    long balance = EpochTortureContract.read(connection, table);
+                    connection.rollback();
+                    return balance;
+                }
+                case SAVEPOINT_ROLLED_BACK -> {
+                    connection.setAutoCommit(false);
+                    java.sql.Savepoint savepoint = connection.setSavepoint();
+                    long balance = EpochTortureContract.read(connection, table);
+                    connection.rollback(savepoint);
+                    return balance;
+                }
+                case TEXT_CONTROL -> {
+                    text(connection, "BEGIN");
+                    long balance = EpochTortureContract.read(connection, table);
+                    text(connection, "ROLLBACK");
+                    return balance;
+                }
+                case TWO_LOCKS_REPEATABLE_READ -> {
+                    connection.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+                    connection.setAutoCommit(false);
+                    try (Fence.Scope side = Fence.enter(sideLock, ++sideFence)) {
+                        EpochTortureContract.read(connection, table);   // fixes the snapshot (MariaDB)
+                    }
+                    return EpochTortureContract.read(connection, table);
+                }
+                default -> throw new IllegalStateException(style.name());
+            }
+        }
+
+        /** The write of {@code style}; true when it was committed. */
+        boolean write(Style style, Connection connection, String table, long balance) throws SQLException {
+            try {
+                if (style == Style.TEXT_CONTROL) {
+                    text(connection, "BEGIN");
+                    EpochTortureContract.write(connection, table, balance);
+                    text(connection, "COMMIT");
+                } else {
+                    EpochTortureContract.write(connection, table, balance);
+                    if (!connection.getAutoCommit()) {
+                        connection.commit();
+                    }
+                }
+                return true;
+            } catch (StaleFenceException stale) {
+                throw stale;
+            } catch (SQLException failure) {
+                if (serializationFailure(failure)) {
+                    return false;
+                }
+                throw failure;
+            }
+        }
+
+        /** A deadlock or serialization failure (class 40): the transaction was rolled back, nothing applied. */
+        boolean serializationFailure(SQLException failure) {
+            if (chaos != null && failure.getSQLState() != null && failure.getSQLState().startsWith("40")) {
+                chaos.serializationFailures.incrementAndGet();
+                return true;
+            }
+            return false;
+        }
+
+        /** Ends whatever transaction the turn left open, auto-commit back on (the pool resets the isolation level). */
+        static void cleanUp(Connection connection) throws SQLException {
+            if (!connection.getAutoCommit()) {
+                connection.rollback();
+                connection.setAutoCommit(true);
+            } else {
+                text(connection, "ROLLBACK");   // a transaction begun by text, if any
+            }
+        }
+
+        private static void text(Connection connection, String sql) throws SQLException {
+            try (Statement statement = connection.createStatement()) {
+                statement.execute(sql);
             }
         }
     }
