@@ -1,7 +1,7 @@
 package dev.fencing.cli;
 
 import dev.fencing.FencingConfig;
-import dev.fencing.config.ConfigSources;
+import dev.fencing.jdbc.ConfigSources;
 import dev.fencing.jdbc.DatabaseGuard;
 
 import javax.sql.DataSource;

@@ -3,7 +3,6 @@ package dev.fencing.jdbc;
 import dev.fencing.FencingConfig;
 import dev.fencing.config.ConfigKey;
 import dev.fencing.FencingException;
-import dev.fencing.config.ConfigSources;
 import dev.fencing.events.FencingListener;
 
 import java.sql.Connection;

@@ -1,6 +1,5 @@
 package dev.fencing.jdbc;
 
-import dev.fencing.config.ConfigSources;
 
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;

@@ -1,7 +1,6 @@
 package dev.fencing.sql;
 
 import dev.fencing.FencingConfig;
-import dev.fencing.guard.GuardTexts;
 import dev.fencing.config.TableName;
 import net.sf.jsqlparser.parser.CCJSqlParser;
 import net.sf.jsqlparser.parser.CCJSqlParserConstants;

@@ -1,7 +1,6 @@
 package dev.fencing.jdbc;
 
 import dev.fencing.FencingConfig;
-import dev.fencing.config.ConfigSources;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -1,4 +1,4 @@
-package dev.fencing.config;
+package dev.fencing.jdbc;
 
 import dev.fencing.FencingConfig;
 

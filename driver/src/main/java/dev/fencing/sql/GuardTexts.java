@@ -1,6 +1,4 @@
-package dev.fencing.guard;
-
-import dev.fencing.sql.Dialect;
+package dev.fencing.sql;
 
 /**
  * Texts an application has no business sending when the database guard is required: they name
@@ -10,7 +8,7 @@ import dev.fencing.sql.Dialect;
  * that builds such a text the driver cannot read (or connects around the driver) with the
  * application's credentials is outside the guard's threat model.
  */
-public final class GuardTexts {
+final class GuardTexts {
 
     private static final String[] NAMES = {"fencing.fence", "fencing.lock", "fencing.migration", "fencing_fence",
             "fencing_lock", "fencing_migration", "fencing_guard", "session_replication_role"};
@@ -19,7 +17,7 @@ public final class GuardTexts {
     }
 
     /** True when {@code sql} names one of them, in any case; allocation-free (it runs before every statement). */
-    public static boolean touchesGuard(String sql, Dialect dialect) {
+    static boolean touchesGuard(String sql, Dialect dialect) {
         int n = sql.length();
         for (int i = 0; i < n; i++) {
             char c = sql.charAt(i);
