@@ -20,6 +20,11 @@ final class PlanCache {
         this.plans = new ConcurrentHashMap<>(Math.min(capacity, 1024));
     }
 
+    /** The plan analysed for {@code sql}, or null when it is not cached. */
+    FencePlan cached(String sql) {
+        return plans.get(sql);
+    }
+
     FencePlan get(String sql, Function<String, FencePlan> analysis) {
         FencePlan plan = plans.get(sql);
         if (plan != null) {

@@ -107,6 +107,12 @@ public final class StatementAnalyzer {
         if (sql == null) {
             return FencePlan.passThrough(null);
         }
+        // Only texts the checks below sent to the analysis are ever cached (and the cache is
+        // cleared whenever the schema facts they read change), so a hit answers them as they would.
+        FencePlan cached = cache.cached(sql);
+        if (cached != null) {
+            return cached;
+        }
         int head = headMask(sql);
         if (!mentionsWatchedTable(sql) && !mayRunDynamicSql(sql, head) && (head & HEAD_TRUNCATE) == 0
                 && !(epochTables && (head & HEAD_CANNOT_END_TRANSACTION) == 0)) {
