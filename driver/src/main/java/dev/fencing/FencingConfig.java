@@ -1,8 +1,9 @@
 package dev.fencing;
 
-import dev.fencing.config.ConfigKey;
-import dev.fencing.config.Identifiers;
-import dev.fencing.config.TableName;
+import dev.fencing.internal.config.ConfigKey;
+import dev.fencing.internal.config.Identifiers;
+import dev.fencing.internal.config.FencedTableSet;
+import dev.fencing.internal.config.TableName;
 
 import java.io.IOException;
 import java.io.Reader;
@@ -157,12 +158,15 @@ public final class FencingConfig {
         }
     }
 
-    private final Set<TableName> tables;
+    static {
+        FencedTableSet.grant(config -> config.tables);
+    }
+
+    private final FencedTableSet tables;
     private final String column;
     private final Comparison comparison;
     private final ZeroRows onZeroRows;
     private final Mode mode;
-    private final Map<TableName, Mode> tableModes;
     private final ProcedureCalls procedureCalls;
     private final int planCacheSize;
     private final long parseTimeoutMillis;
@@ -170,12 +174,11 @@ public final class FencingConfig {
     private final Guard databaseGuard;
 
     private FencingConfig(Builder builder) {
-        this.tables = Collections.unmodifiableSet(new LinkedHashSet<>(builder.tables));
+        this.tables = new FencedTableSet(builder.tables, builder.tableModes, builder.mode);
         this.column = builder.column;
         this.comparison = builder.comparison;
         this.onZeroRows = builder.onZeroRows;
         this.mode = builder.mode;
-        this.tableModes = Collections.unmodifiableMap(new LinkedHashMap<>(builder.tableModes));
         this.procedureCalls = builder.procedureCalls;
         this.planCacheSize = builder.planCacheSize;
         this.parseTimeoutMillis = builder.parseTimeoutMillis;
@@ -214,19 +217,14 @@ public final class FencingConfig {
         return new Builder();
     }
 
-    /** The fenced tables. */
-    public Set<TableName> tables() {
-        return tables;
-    }
-
-    /** The configured table that {@code target} may mean, or null when it names no fenced table. */
-    public TableName fencedTableFor(TableName target) {
-        for (TableName table : tables) {
-            if (table.matches(target)) {
-                return table;
-            }
-        }
-        return null;
+    /**
+     * The fenced tables as configured: {@code table} or {@code schema.table}, folded to lower case,
+     * quotes removed, in configuration order.
+     */
+    public Set<String> tables() {
+        Set<String> names = new LinkedHashSet<>();
+        tables.names().forEach(t -> names.add(t.toString()));
+        return Collections.unmodifiableSet(names);
     }
 
     /** The fence column, a plain identifier. */
@@ -247,9 +245,18 @@ public final class FencingConfig {
         return mode;
     }
 
-    /** The mode of one fenced table: its own {@code fencing.table.<name>.mode}, else {@link #mode()}. */
-    public Mode modeOf(TableName fencedTable) {
-        return tableModes.getOrDefault(fencedTable, mode);
+    /**
+     * The mode of one fenced table (named as in {@link #tables()}): its own
+     * {@code fencing.table.<name>.mode}, else {@link #mode()}.
+     *
+     * @throws IllegalArgumentException when {@code table} is not one of {@link #tables()}
+     */
+    public Mode modeOf(String table) {
+        TableName name = TableName.parse(Objects.requireNonNull(table, "table"));
+        if (!tables.names().contains(name)) {
+            throw new IllegalArgumentException(table + " is not a fenced table; the fenced tables are " + tables());
+        }
+        return tables.modeOf(name);
     }
 
     public ProcedureCalls procedureCalls() {
@@ -261,7 +268,7 @@ public final class FencingConfig {
         if (mode == Mode.EPOCH) {
             return true;
         }
-        return tableModes.containsValue(Mode.EPOCH);
+        return tables.ownModes().containsValue(Mode.EPOCH);
     }
 
     /** The guard table of epoch mode ({@code lock_name} primary key, {@code fence} BIGINT), a plain (optionally schema-qualified) name. */
@@ -293,13 +300,13 @@ public final class FencingConfig {
     public Properties toProperties() {
         Properties properties = new Properties();
         List<String> names = new ArrayList<>();
-        tables.forEach(t -> names.add(t.toString()));
+        tables.names().forEach(t -> names.add(t.toString()));
         properties.setProperty(TABLES, String.join(",", names));
         properties.setProperty(COLUMN, column);
         properties.setProperty(COMPARISON, comparison.toString());
         properties.setProperty(ON_ZERO_ROWS, onZeroRows.toString());
         properties.setProperty(MODE, mode.toString());
-        tableModes.forEach((t, m) -> properties.setProperty(ConfigKey.modeKeyOf(t.toString()), m.toString()));
+        tables.ownModes().forEach((t, m) -> properties.setProperty(ConfigKey.modeKeyOf(t.toString()), m.toString()));
         properties.setProperty(PROCEDURE_CALLS, procedureCalls.toString());
         properties.setProperty(PLAN_CACHE_SIZE, Integer.toString(planCacheSize));
         properties.setProperty(PARSE_TIMEOUT_MILLIS, Long.toString(parseTimeoutMillis));
@@ -313,7 +320,7 @@ public final class FencingConfig {
         return other instanceof FencingConfig that
                 && tables.equals(that.tables) && column.equals(that.column)
                 && comparison == that.comparison && onZeroRows == that.onZeroRows
-                && mode == that.mode && tableModes.equals(that.tableModes)
+                && mode == that.mode
                 && procedureCalls == that.procedureCalls && planCacheSize == that.planCacheSize
                 && parseTimeoutMillis == that.parseTimeoutMillis && epochTable.equals(that.epochTable)
                 && databaseGuard == that.databaseGuard;
@@ -321,7 +328,7 @@ public final class FencingConfig {
 
     @Override
     public int hashCode() {
-        return Objects.hash(tables, column, comparison, onZeroRows, mode, tableModes, procedureCalls,
+        return Objects.hash(tables, column, comparison, onZeroRows, mode, procedureCalls,
                 planCacheSize, parseTimeoutMillis, epochTable, databaseGuard);
     }
 

@@ -1,6 +1,6 @@
 package dev.fencing;
 
-import dev.fencing.config.TableName;
+import dev.fencing.internal.config.TableName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -34,7 +34,7 @@ class FencingConfigTest {
 
         FencingConfig config = FencingConfig.load(file);
 
-        assertThat(config.tables()).containsExactly(TableName.of(null, "orders"), TableName.of("billing", "payments"));
+        assertThat(config.tables()).containsExactly("orders", "billing.payments");
         assertThat(config.column()).isEqualTo("fence");
         assertThat(config.comparison()).isEqualTo(FencingConfig.Comparison.STRICTLY_NEWER);
         assertThat(config.onZeroRows()).isEqualTo(FencingConfig.ZeroRows.RAISE);
@@ -87,7 +87,7 @@ class FencingConfigTest {
     void fencedEntitiesAddTheirTable() {
         FencingConfig config = FencingConfig.builder().fencedEntity(Ledger.class).build();
 
-        assertThat(config.tables()).containsExactly(TableName.of(null, "ledger"));
+        assertThat(config.tables()).containsExactly("ledger");
         assertThatThrownBy(() -> FencingConfig.builder().fencedEntity(NotFenced.class))
                 .hasMessageContaining("@dev.fencing.Fenced");
     }
@@ -109,6 +109,6 @@ class FencingConfigTest {
         properties.setProperty("fencing.tables", "orders");
         properties.setProperty("fencing.agent.exclude-urls", "jdbc:postgresql://*/migrations*");
 
-        assertThat(FencingConfig.fromProperties(properties).tables()).containsExactly(TableName.of(null, "orders"));
+        assertThat(FencingConfig.fromProperties(properties).tables()).containsExactly("orders");
     }
 }

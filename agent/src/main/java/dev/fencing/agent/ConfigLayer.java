@@ -1,8 +1,9 @@
 package dev.fencing.agent;
 
+import dev.fencing.internal.config.FencedTableSet;
 import dev.fencing.FencingConfig;
 import dev.fencing.FencingException;
-import dev.fencing.config.TableName;
+import dev.fencing.internal.config.TableName;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -42,13 +43,13 @@ final class ConfigLayer {
      */
     static FencingConfig over(FencingConfig application, FencingConfig agent) throws FencingException {
         List<TableName> extra = new ArrayList<>();
-        for (TableName table : agent.tables()) {
+        for (TableName table : FencedTableSet.of(agent).names()) {
             TableName covering = covering(application, table);
             if (covering != null) {
                 requireSameCheck(application, covering, agent, table);
                 continue;
             }
-            for (TableName own : application.tables()) {
+            for (TableName own : FencedTableSet.of(application).names()) {
                 if (own.matches(table)) {
                     throw new FencingException("fencing agent: the agent fences " + table + " and the application's own "
                             + "fencing configuration " + own + "; they overlap only in part, so neither can fence the "
@@ -70,8 +71,8 @@ final class ConfigLayer {
         List<String> names = new ArrayList<>();
         for (TableName table : extra) {
             names.add(table.toString());
-            if (agent.modeOf(table) != agent.mode()) {
-                layer.setProperty("fencing.table." + table + ".mode", agent.modeOf(table).toString());
+            if (FencedTableSet.of(agent).modeOf(table) != agent.mode()) {
+                layer.setProperty("fencing.table." + table + ".mode", FencedTableSet.of(agent).modeOf(table).toString());
             }
         }
         layer.setProperty(FencingConfig.TABLES, String.join(",", names));
@@ -80,7 +81,7 @@ final class ConfigLayer {
 
     /** The application's table that fences every write {@code table} names; null when there is none. */
     private static TableName covering(FencingConfig application, TableName table) {
-        for (TableName own : application.tables()) {
+        for (TableName own : FencedTableSet.of(application).names()) {
             if (own.equals(table) || own.schema() == null && own.table().equals(table.table())) {
                 return own;
             }
@@ -95,9 +96,9 @@ final class ConfigLayer {
             differs = FencingConfig.COLUMN + " (" + application.column() + " / " + agent.column() + ")";
         } else if (application.comparison() != agent.comparison()) {
             differs = FencingConfig.COMPARISON + " (" + application.comparison() + " / " + agent.comparison() + ")";
-        } else if (application.modeOf(own) != agent.modeOf(table)) {
-            differs = "the mode (" + application.modeOf(own) + " / " + agent.modeOf(table) + ")";
-        } else if (agent.modeOf(table) == FencingConfig.Mode.EPOCH
+        } else if (FencedTableSet.of(application).modeOf(own) != FencedTableSet.of(agent).modeOf(table)) {
+            differs = "the mode (" + FencedTableSet.of(application).modeOf(own) + " / " + FencedTableSet.of(agent).modeOf(table) + ")";
+        } else if (FencedTableSet.of(agent).modeOf(table) == FencingConfig.Mode.EPOCH
                 && !TableName.parse(application.epochTable()).equals(TableName.parse(agent.epochTable()))) {
             differs = FencingConfig.EPOCH_TABLE + " (" + application.epochTable() + " / " + agent.epochTable() + ")";
         }

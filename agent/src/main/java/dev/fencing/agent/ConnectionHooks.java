@@ -3,7 +3,7 @@ package dev.fencing.agent;
 import dev.fencing.FencingConfig;
 import dev.fencing.FencingException;
 import dev.fencing.agent.bootstrap.AgentBridge;
-import dev.fencing.jdbc.ConnectionFencing;
+import dev.fencing.internal.jdbc.ConnectionFencing;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;

@@ -45,11 +45,11 @@ class AgentJarIT {
             assertThat(names).contains(
                     "dev/fencing/Fence.class", "dev/fencing/Fenced.class", "dev/fencing/FencingConfig.class",
                     "dev/fencing/StaleFenceException.class", "dev/fencing/jdbc/FencingDataSource.class",
-                    "dev/fencing/jdbc/ConnectionFencing.class", "dev/fencing/agent/FencingAgent.class",
+                    "dev/fencing/internal/jdbc/ConnectionFencing.class", "dev/fencing/agent/FencingAgent.class",
                     "dev/fencing/agent/bootstrap/AgentBridge.class",
                     "dev/fencing/shaded/bytebuddy/agent/builder/AgentBuilder.class",
                     "dev/fencing/shaded/jsqlparser/parser/CCJSqlParser.class");
-            assertThat(names).noneMatch(n -> n.startsWith("dev/fencing/cli/"));
+            assertThat(names).noneMatch(n -> n.startsWith("dev/fencing/internal/cli/"));
             assertThat(names).noneMatch(n -> n.startsWith("META-INF/versions/"));
             assertThat(names).doesNotContain("META-INF/services/java.sql.Driver");
 

@@ -48,7 +48,7 @@ class AttachIT {
                     .containsPattern("now instrumented: .*com\\.zaxxer\\.hikari\\.HikariDataSource");
             // the application loaded its own Fence before the agent came: that copy stays the one in effect
             assertThat(output).contains("FENCE loader=jdk.internal.loader.ClassLoaders$AppClassLoader");
-            assertThat(output).contains("RESULT mode=attached-hikari connection=dev.fencing.jdbc.FencedConnection "
+            assertThat(output).contains("RESULT mode=attached-hikari connection=dev.fencing.internal.jdbc.FencedConnection "
                     + "current=1 stale=StaleFenceException none=MissingFenceException");
             assertThat(db.row(1)).isEqualTo("current/9");
         }

@@ -1,5 +1,6 @@
 package dev.fencing.agent;
 
+import dev.fencing.internal.config.FencedTableSet;
 import dev.fencing.FencingConfig;
 import dev.fencing.FencingException;
 import org.junit.jupiter.api.Test;
@@ -29,9 +30,9 @@ class ConfigLayerTest {
 
         FencingConfig layer = ConfigLayer.over(application, agent);
 
-        assertThat(layer.tables()).extracting(Object::toString).containsExactlyInAnyOrder("payments", "audit");
+        assertThat(FencedTableSet.of(layer).names()).extracting(Object::toString).containsExactlyInAnyOrder("payments", "audit");
         assertThat(layer.column()).isEqualTo("fence");
-        assertThat(layer.modeOf(layer.fencedTableFor(dev.fencing.config.TableName.parse("audit"))))
+        assertThat(FencedTableSet.of(layer).modeOf(FencedTableSet.of(layer).fencedTableFor(dev.fencing.internal.config.TableName.parse("audit"))))
                 .isEqualTo(FencingConfig.Mode.EPOCH);
     }
 

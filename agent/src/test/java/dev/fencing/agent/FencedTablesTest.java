@@ -1,9 +1,10 @@
 package dev.fencing.agent;
 
+import dev.fencing.internal.config.FencedTableSet;
 import dev.fencing.Fenced;
 import dev.fencing.FencingConfig;
 import dev.fencing.FencingException;
-import dev.fencing.config.TableName;
+import dev.fencing.internal.config.TableName;
 import org.junit.jupiter.api.Test;
 
 import java.util.Properties;
@@ -53,8 +54,8 @@ class FencedTablesTest {
         tables.entityDefined(getClass().getClassLoader(), Plain.class.getName()); // only mentioned @Fenced
         FencingConfig after = tables.current();
 
-        assertThat(before.tables()).containsExactly(TableName.parse("orders"));
-        assertThat(after.tables()).containsExactly(TableName.parse("orders"),
+        assertThat(FencedTableSet.of(before).names()).containsExactly(TableName.parse("orders"));
+        assertThat(FencedTableSet.of(after).names()).containsExactly(TableName.parse("orders"),
                 TableName.parse("billing.invoices"), TableName.parse("logistics.shipments"));
         assertThat(after.column()).isEqualTo("fence");
         assertThat(tables.current()).isSameAs(after); // unchanged until another entity comes

@@ -131,7 +131,7 @@ class MatrixIT {
                     // the fenced layer is outermost: no pool keeps fenced connections (they would keep the
                     // configuration they were fenced with)
                     assertThat(line).as(name + "\n" + output)
-                            .startsWith("connection=dev.fencing.jdbc.FencedConnection " + FENCED);
+                            .startsWith("connection=dev.fencing.internal.jdbc.FencedConnection " + FENCED);
                     assertThat(row).as(name).isEqualTo("current/9");
                     if (source.equals("virtual")) {
                         assertThat(line).as(name).endsWith(" virtual=true");

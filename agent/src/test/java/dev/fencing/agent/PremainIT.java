@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class PremainIT {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
-    private static final String FENCED_ONCE = "connection=dev.fencing.jdbc.FencedConnection current=1 "
+    private static final String FENCED_ONCE = "connection=dev.fencing.internal.jdbc.FencedConnection current=1 "
             + "stale=StaleFenceException none=MissingFenceException";
 
     @ParameterizedTest(name = "{0}")

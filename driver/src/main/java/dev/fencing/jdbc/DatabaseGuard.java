@@ -1,9 +1,13 @@
 package dev.fencing.jdbc;
 
+import dev.fencing.internal.jdbc.ConnectionContext;
+import dev.fencing.internal.jdbc.FencedConnection;
+import dev.fencing.internal.jdbc.GuardStates;
+
 import dev.fencing.FencingConfig;
 import dev.fencing.FencingException;
-import dev.fencing.guard.Guards;
-import dev.fencing.guard.SessionFence;
+import dev.fencing.internal.guard.Guards;
+import dev.fencing.internal.guard.SessionFence;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -99,8 +103,7 @@ public final class DatabaseGuard {
         return Objects.requireNonNull(raw, "raw").getConnection();
     }
 
-    /** The driver's connection behind a fenced one: the guard's own statements are not analysed. */
     private static Connection database(Connection connection) throws SQLException {
-        return connection instanceof FencedConnection fenced ? fenced.database() : connection;
+        return FencedConnection.databaseBehind(connection);
     }
 }

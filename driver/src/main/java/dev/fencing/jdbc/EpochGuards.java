@@ -1,12 +1,11 @@
 package dev.fencing.jdbc;
 
-import dev.fencing.FencingConfig;
-import dev.fencing.FencingException;
-import dev.fencing.sql.Dialect;
+import dev.fencing.internal.jdbc.EpochClaim;
 
-import java.sql.Connection;
+
+import dev.fencing.FencingConfig;
+
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.Objects;
 import javax.sql.DataSource;
 
@@ -45,18 +44,14 @@ import javax.sql.DataSource;
 public final class EpochGuards {
 
     /** The default guard table name ({@code fencing.epoch-table}). */
-    public static final String DEFAULT_TABLE = "fencing_epochs";
+    public static final String DEFAULT_TABLE = EpochClaim.DEFAULT_TABLE;
 
     private EpochGuards() {
     }
 
-    /**
-     * The DDL of guard table {@code table} on {@code dialect}'s database.
-     *
-     * @throws FencingException for a database other than PostgreSQL, MariaDB/MySQL or H2
-     */
-    public static String createTableSql(Dialect dialect, String table) throws FencingException {
-        return EpochSql.createTable(Objects.requireNonNull(dialect, "dialect"), Objects.requireNonNull(table, "table"));
+    /** The DDL of the guard table of {@code config} ({@code fencing.epoch-table}) on {@code dataSource}'s database. */
+    public static String createTableSql(DataSource dataSource, FencingConfig config) throws SQLException {
+        return EpochClaim.createTableSql(Objects.requireNonNull(dataSource, "dataSource"), config.epochTable());
     }
 
     /** Creates the guard table of {@code config} ({@code fencing.epoch-table}) if it does not exist. */
@@ -70,17 +65,7 @@ public final class EpochGuards {
     }
 
     private static void createTable(DataSource dataSource, String table) throws SQLException {
-        try (Connection connection = dataSource.getConnection()) {
-            Connection database = raw(connection);
-            String ddl = EpochSql.createTable(ConnectionContext.dialectOf(database), table);
-            boolean autoCommit = database.getAutoCommit();
-            try (Statement statement = database.createStatement()) {
-                statement.execute(ddl);
-                if (!autoCommit) {
-                    database.commit();
-                }
-            }
-        }
+        EpochClaim.createTable(Objects.requireNonNull(dataSource, "dataSource"), table);
     }
 
     /**
@@ -115,52 +100,7 @@ public final class EpochGuards {
         if (fence <= 0) {
             throw new IllegalArgumentException("a fencing token must be > 0, got " + fence);
         }
-        try (Connection connection = dataSource.getConnection()) {
-            FencedConnection fenced = fencedOf(connection);
-            Connection database = fenced == null ? connection : fenced.database();
-            EpochGuard fencedGuard = fenced == null ? null : fenced.epoch();
-            EpochClaims claims = fencing != null ? fencing.context().claimsFor(database)
-                    : fencedGuard != null ? fencedGuard.claims() : new EpochClaims();
-            Dialect dialect = ConnectionContext.dialectOf(database);
-            String guardTable = table != null ? table : fencedGuard != null ? fencedGuard.guardTable() : DEFAULT_TABLE;
-            EpochGuard guard = new EpochGuard(database, dialect, guardTable, claims, new TransactionState(database, dialect));
-            boolean autoCommit = database.getAutoCommit();
-            try {
-                guard.raise(lockName, fence, null);
-                if (!autoCommit) {
-                    database.commit();
-                }
-            } catch (SQLException | RuntimeException | Error e) {
-                if (!autoCommit) {
-                    try {
-                        database.rollback();
-                    } catch (SQLException suppressed) {
-                        e.addSuppressed(suppressed);
-                    }
-                }
-                throw e;
-            } finally {
-                guard.close();
-            }
-            claims.committed(lockName, fence);
-        }
-    }
-
-    /**
-     * The fenced connection behind {@code connection} (itself, or under a pool's proxy: the
-     * {@code jdbc:fencing:} driver and the agent hand those out, sharing claims per configuration
-     * and database), or null for an unfenced one. The claim is remembered in the claims of the
-     * fencing data source's context, else of the fenced connection's, else nowhere.
-     */
-    private static FencedConnection fencedOf(Connection connection) {
-        if (connection instanceof FencedConnection fenced) {
-            return fenced;
-        }
-        try {
-            return connection.isWrapperFor(FencedConnection.class) ? connection.unwrap(FencedConnection.class) : null;
-        } catch (SQLException cannotTell) {
-            return null;   // an unfenced connection whose wrapper cannot answer: nothing to share the claim with
-        }
+        EpochClaim.claim(dataSource, fencing == null ? null : fencing.context(), table, lockName, fence);
     }
 
     private static FencingDataSource fencingOf(DataSource dataSource) throws SQLException {
@@ -169,11 +109,5 @@ public final class EpochGuards {
             return fencing;
         }
         return null;
-    }
-
-    /** The driver's connection behind a fenced one: the guard's own statements are not analysed. */
-    private static Connection raw(Connection connection) throws SQLException {
-        FencedConnection fenced = fencedOf(connection);
-        return fenced == null ? connection : fenced.database();
     }
 }

@@ -1,5 +1,10 @@
 package dev.fencing.jdbc;
 
+import dev.fencing.internal.jdbc.ConfigSources;
+import dev.fencing.internal.jdbc.ConnectionContext;
+import dev.fencing.internal.jdbc.Listeners;
+import dev.fencing.internal.jdbc.Wrappers;
+
 import dev.fencing.FencingConfig;
 import dev.fencing.events.FencingListener;
 

@@ -1,7 +1,12 @@
 package dev.fencing.jdbc;
 
+import dev.fencing.internal.jdbc.ConfigSources;
+import dev.fencing.internal.jdbc.ConnectionContext;
+import dev.fencing.internal.jdbc.FencingUrl;
+import dev.fencing.internal.jdbc.Listeners;
+
 import dev.fencing.FencingConfig;
-import dev.fencing.config.ConfigKey;
+import dev.fencing.internal.config.ConfigKey;
 import dev.fencing.FencingException;
 import dev.fencing.events.FencingListener;
 

@@ -1,6 +1,6 @@
 package dev.fencing.lock;
 
-import dev.fencing.lock.spi.StoreLocks;
+import dev.fencing.lock.StoreLocks;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;

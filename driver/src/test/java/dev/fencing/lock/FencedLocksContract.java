@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencing.Fence;
-import dev.fencing.lock.spi.StoreLocks;
+import dev.fencing.lock.StoreLocks;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;

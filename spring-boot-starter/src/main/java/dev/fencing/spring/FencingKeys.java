@@ -1,7 +1,7 @@
 package dev.fencing.spring;
 
 import dev.fencing.FencingConfig;
-import dev.fencing.config.ConfigKey;
+import dev.fencing.internal.config.ConfigKey;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 
 import dev.fencing.FencingConfig;
-import dev.fencing.config.ConfigKey;
+import dev.fencing.internal.config.ConfigKey;
 
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

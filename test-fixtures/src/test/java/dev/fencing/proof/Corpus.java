@@ -33,11 +33,11 @@ final class Corpus {
             this.tag = tag;
         }
 
-        dev.fencing.sql.Dialect dialect() {
+        dev.fencing.internal.sql.Dialect dialect() {
             return switch (this) {
-                case PG -> dev.fencing.sql.Dialect.POSTGRESQL;
-                case H2 -> dev.fencing.sql.Dialect.H2;
-                case MARIA -> dev.fencing.sql.Dialect.MARIADB;
+                case PG -> dev.fencing.internal.sql.Dialect.POSTGRESQL;
+                case H2 -> dev.fencing.internal.sql.Dialect.H2;
+                case MARIA -> dev.fencing.internal.sql.Dialect.MARIADB;
             };
         }
     }

@@ -4,7 +4,7 @@ import dev.fencing.FencingConfig;
 import dev.fencing.jdbc.DatabaseGuard;
 import dev.fencing.jdbc.FencingDataSource;
 import dev.fencing.proof.Corpus.Entry;
-import dev.fencing.sql.RewriteSwitch;
+import dev.fencing.internal.sql.RewriteSwitch;
 import dev.fencing.testing.TestDatabase;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

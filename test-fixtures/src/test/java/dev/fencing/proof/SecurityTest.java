@@ -5,8 +5,8 @@ import dev.fencing.FencingConfig;
 import dev.fencing.jdbc.FencingDataSource;
 import dev.fencing.proof.Corpus.Entry;
 import dev.fencing.proof.Corpus.Target;
-import dev.fencing.sql.FencePlan;
-import dev.fencing.sql.StatementAnalyzer;
+import dev.fencing.internal.sql.FencePlan;
+import dev.fencing.internal.sql.StatementAnalyzer;
 import dev.fencing.testing.TestDatabase;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -251,7 +251,7 @@ class SecurityTest {
     void theTokenReachesPostgresOnlyAsALiteralFromTheLongOrAsABoundValue() throws Exception {
         FencingConfig config = FencingConfig.builder().tables("orders").build();
         DataSource fenced = new FencingDataSource(scratch, config);
-        StatementAnalyzer analyzer = new StatementAnalyzer(config, dev.fencing.sql.Dialect.POSTGRESQL);
+        StatementAnalyzer analyzer = new StatementAnalyzer(config, dev.fencing.internal.sql.Dialect.POSTGRESQL);
         long fence = 918_273_645L;
 
         String plainSql = "UPDATE orders SET status = 'seen' WHERE id = 1";

@@ -3,10 +3,10 @@ package dev.fencing.proof;
 import dev.fencing.FencingConfig;
 import dev.fencing.proof.Corpus.Entry;
 import dev.fencing.proof.Corpus.Target;
-import dev.fencing.sql.Dialect;
-import dev.fencing.sql.FencePlan;
-import dev.fencing.sql.StatementAnalyzer;
-import dev.fencing.sql.ZeroRowCheck;
+import dev.fencing.internal.sql.Dialect;
+import dev.fencing.internal.sql.FencePlan;
+import dev.fencing.internal.sql.StatementAnalyzer;
+import dev.fencing.internal.sql.ZeroRowCheck;
 import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;

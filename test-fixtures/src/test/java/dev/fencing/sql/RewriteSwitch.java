@@ -1,4 +1,4 @@
-package dev.fencing.sql;
+package dev.fencing.internal.sql;
 
 /**
  * Test-only access to the analyzer's rewrite switch ({@code StatementAnalyzer.rewriteOffForTests},

@@ -1,9 +1,9 @@
 package dev.fencing.bench.analysis;
 
 import dev.fencing.FencingConfig;
-import dev.fencing.sql.Dialect;
-import dev.fencing.sql.FencePlan;
-import dev.fencing.sql.StatementAnalyzer;
+import dev.fencing.internal.sql.Dialect;
+import dev.fencing.internal.sql.FencePlan;
+import dev.fencing.internal.sql.StatementAnalyzer;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;

@@ -1,8 +1,8 @@
 package dev.fencing.bench.analysis;
 
 import dev.fencing.FencingConfig;
-import dev.fencing.sql.Dialect;
-import dev.fencing.sql.StatementAnalyzer;
+import dev.fencing.internal.sql.Dialect;
+import dev.fencing.internal.sql.StatementAnalyzer;
 import net.sf.jsqlparser.parser.CCJSqlParser;
 import net.sf.jsqlparser.parser.StringProvider;
 

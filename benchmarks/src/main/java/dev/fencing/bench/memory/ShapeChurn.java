@@ -4,9 +4,9 @@ import dev.fencing.Fence;
 import dev.fencing.FencingConfig;
 import dev.fencing.bench.stub.StubDataSource;
 import dev.fencing.jdbc.FencingDataSource;
-import dev.fencing.sql.Dialect;
-import dev.fencing.sql.FencePlan;
-import dev.fencing.sql.StatementAnalyzer;
+import dev.fencing.internal.sql.Dialect;
+import dev.fencing.internal.sql.FencePlan;
+import dev.fencing.internal.sql.StatementAnalyzer;
 
 import java.lang.management.ManagementFactory;
 import java.sql.Connection;

@@ -7,7 +7,7 @@
  * <p>A store implements {@link dev.fencing.lock.spi.LockStore} (take-and-issue-fence, extend,
  * release, each one atomic step at the store and each within a timeout given to it) and may
  * report releases and lost tenures through {@link dev.fencing.lock.spi.LeaseEvents}.
- * {@link dev.fencing.lock.spi.StoreLocks} wraps it in the lease machinery and is the
+ * {@link dev.fencing.lock.StoreLocks} wraps it in the lease machinery and is the
  * {@link dev.fencing.lock.FencedLocks} its users get:
  *
  * <pre>{@code
@@ -19,7 +19,7 @@
  * <h2>Stability</h2>
  * Stable (changes only with a major version, and then in the release notes):
  * {@link dev.fencing.lock.spi.LockStore}, {@link dev.fencing.lock.spi.LeaseEvents},
- * {@link dev.fencing.lock.spi.StoreLocks} and its builder,
+ * {@link dev.fencing.lock.StoreLocks} and its builder,
  * {@link dev.fencing.lock.spi.LockStoreException}, and the records
  * {@link dev.fencing.lock.spi.Attempt} and {@link dev.fencing.lock.spi.Tenure}, to which
  * components may be added (stores read them and build {@code Attempt}s only through its

@@ -3,7 +3,7 @@ package dev.fencing.lock.etcd;
 import dev.fencing.lock.FencedLocks;
 import dev.fencing.lock.Lease;
 import dev.fencing.lock.LockAcquisitionException;
-import dev.fencing.lock.spi.StoreLocks;
+import dev.fencing.lock.StoreLocks;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.ClientBuilder;

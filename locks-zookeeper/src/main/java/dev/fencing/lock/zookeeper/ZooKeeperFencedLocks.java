@@ -3,7 +3,7 @@ package dev.fencing.lock.zookeeper;
 import dev.fencing.lock.FencedLocks;
 import dev.fencing.lock.Lease;
 import dev.fencing.lock.LockAcquisitionException;
-import dev.fencing.lock.spi.StoreLocks;
+import dev.fencing.lock.StoreLocks;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;

@@ -3,8 +3,8 @@ package dev.fencing.proof.oracle;
 import dev.fencing.FencingConfig;
 import dev.fencing.proof.oracle.Server.Observation;
 import dev.fencing.proof.oracle.Setting.Database;
-import dev.fencing.sql.FencePlan;
-import dev.fencing.sql.StatementAnalyzer;
+import dev.fencing.internal.sql.FencePlan;
+import dev.fencing.internal.sql.StatementAnalyzer;
 
 import java.sql.SQLException;
 import java.util.BitSet;

@@ -1,9 +1,9 @@
 package dev.fencing.proof.oracle;
 
 import dev.fencing.proof.oracle.Setting.Database;
-import dev.fencing.sql.SqlReading;
-import dev.fencing.sql.SqlReading.Token;
-import dev.fencing.sql.SqlReading.TokenKind;
+import dev.fencing.internal.sql.SqlReading;
+import dev.fencing.internal.sql.SqlReading.Token;
+import dev.fencing.internal.sql.SqlReading.TokenKind;
 
 import java.util.BitSet;
 import java.util.List;

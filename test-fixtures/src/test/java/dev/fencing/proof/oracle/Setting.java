@@ -1,6 +1,6 @@
 package dev.fencing.proof.oracle;
 
-import dev.fencing.sql.Dialect;
+import dev.fencing.internal.sql.Dialect;
 
 import java.util.List;
 import java.util.Locale;

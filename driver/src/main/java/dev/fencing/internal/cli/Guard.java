@@ -1,0 +1,106 @@
+package dev.fencing.internal.cli;
+
+import dev.fencing.FencingConfig;
+import dev.fencing.internal.jdbc.ConfigSources;
+import dev.fencing.jdbc.DatabaseGuard;
+
+import javax.sql.DataSource;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Properties;
+
+/**
+ * {@code guard --jdbc URL [--config FILE] print|install|verify|remove}: the database guard from the
+ * command line. {@code print} writes the DDL (one statement per block, each ended by a line with a
+ * single {@code ;;}, since trigger bodies contain semicolons) for review or a migration tool;
+ * {@code install} is idempotent; {@code verify} exits 1 naming what is missing or outdated. The
+ * configuration is {@code --config FILE}, else the usual sources ({@code fencing.config},
+ * {@code FENCING_CONFIG}, {@code fencing.properties} on the class path).
+ */
+final class Guard {
+
+    static final String USAGE = "usage: java -jar fencing-driver-cli.jar guard --jdbc URL [--config FILE]"
+            + " print|install|verify|remove";
+
+    private Guard() {
+    }
+
+    static int run(String[] args, PrintStream out, PrintStream err) {
+        String jdbcUrl = null;
+        Path file = null;
+        String action = null;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--jdbc" -> {
+                    if (i + 1 >= args.length) {
+                        return usage(err, "--jdbc needs a JDBC URL");
+                    }
+                    jdbcUrl = args[++i];
+                }
+                case "--config" -> {
+                    if (i + 1 >= args.length) {
+                        return usage(err, "--config needs a properties file");
+                    }
+                    file = Path.of(args[++i]);
+                }
+                case "print", "install", "verify", "remove" -> {
+                    if (action != null) {
+                        return usage(err, "one action only, got " + action + " and " + args[i]);
+                    }
+                    action = args[i];
+                }
+                default -> {
+                    return usage(err, "unknown argument '" + args[i] + "'");
+                }
+            }
+        }
+        if (jdbcUrl == null || action == null) {
+            return usage(err, jdbcUrl == null ? "--jdbc is required" : "an action is required");
+        }
+        FencingConfig config;
+        try {
+            config = file != null ? FencingConfig.load(file) : ConfigSources.standard().resolve(new Properties());
+        } catch (IllegalArgumentException e) {
+            err.println(e.getMessage());
+            return 2;
+        }
+        DataSource raw = new DriverManagerDataSource(jdbcUrl);
+        try {
+            switch (action) {
+                case "print" -> {
+                    List<String> ddl = DatabaseGuard.ddl(raw, config);
+                    out.println("-- fencing-jdbc database guard for " + config.tables() + "; statements end at ';;' lines");
+                    for (String statement : ddl) {
+                        out.println(statement);
+                        out.println(";;");
+                    }
+                }
+                case "install" -> {
+                    DatabaseGuard.install(raw, config);
+                    DatabaseGuard.verify(raw, config);
+                    out.println("database guard installed and verified for " + config.tables());
+                }
+                case "verify" -> {
+                    DatabaseGuard.verify(raw, config);
+                    out.println("database guard is current for " + config.tables());
+                }
+                default -> {
+                    DatabaseGuard.remove(raw, config);
+                    out.println("database guard removed from " + config.tables());
+                }
+            }
+            return 0;
+        } catch (SQLException e) {
+            err.println(e.getMessage());
+            return 1;
+        }
+    }
+
+    private static int usage(PrintStream err, String problem) {
+        err.println(problem);
+        err.println(USAGE);
+        return 2;
+    }
+}

@@ -1,0 +1,79 @@
+package dev.fencing.internal.config;
+
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * A table name reduced to what matching compares: identifier quotes removed, case folded, and at
+ * most a schema before the table. Catalog prefixes are dropped (over-matching only fences more).
+ */
+public final class TableName {
+
+    private final String schema;
+    private final String table;
+
+    private TableName(String schema, String table) {
+        this.schema = schema;
+        this.table = table;
+    }
+
+    /** Builds a name from parts as written in SQL (quotes allowed); {@code schema} may be null. */
+    public static TableName of(String schema, String table) {
+        return new TableName(schema == null ? null : fold(schema), fold(table));
+    }
+
+    /**
+     * Reads a name as written in SQL: {@code t}, {@code s.t}, {@code c.s.t}, each part optionally
+     * quoted with double quotes, backticks or brackets. Dots inside quotes are kept.
+     */
+    public static TableName parse(String written) {
+        java.util.List<String> parts = Identifiers.splitQualified(written);
+        if (parts.isEmpty()) {
+            throw new IllegalArgumentException("empty table name");
+        }
+        String table = parts.get(parts.size() - 1);
+        String schema = parts.size() >= 2 ? parts.get(parts.size() - 2) : null;
+        return of(schema, table);
+    }
+
+    static String fold(String part) {
+        return Identifiers.unquote(part).toLowerCase(Locale.ROOT);
+    }
+
+    /** The schema, folded, or null when the name was not qualified. */
+    public String schema() {
+        return schema;
+    }
+
+    /** The table, folded. */
+    public String table() {
+        return table;
+    }
+
+    /**
+     * True when a statement naming {@code target} may mean this configured table: the table parts
+     * are equal and either side is unqualified or both schemas are equal.
+     */
+    public boolean matches(TableName target) {
+        if (!table.equals(target.table)) {
+            return false;
+        }
+        return schema == null || target.schema == null || schema.equals(target.schema);
+    }
+
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof TableName that
+                && table.equals(that.table) && Objects.equals(schema, that.schema);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(schema, table);
+    }
+
+    @Override
+    public String toString() {
+        return schema == null ? table : schema + "." + table;
+    }
+}

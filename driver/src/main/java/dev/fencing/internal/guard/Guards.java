@@ -1,0 +1,98 @@
+package dev.fencing.internal.guard;
+
+import dev.fencing.internal.config.FencedTableSet;
+import dev.fencing.FencingConfig;
+import dev.fencing.FencingException;
+import dev.fencing.internal.config.TableName;
+import dev.fencing.internal.sql.Dialect;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The guard's operations on one raw connection, dispatched by dialect; behind {@link dev.fencing.jdbc.DatabaseGuard}. */
+public final class Guards {
+
+    private static final System.Logger LOG = System.getLogger(Guards.class.getName());
+
+    private Guards() {
+    }
+
+    static DialectGuard of(Dialect dialect) throws FencingException {
+        return switch (dialect) {
+            case POSTGRESQL -> new PostgresGuard();
+            case MARIADB -> new MariaDbGuard();
+            case H2 -> new H2Guard();
+            default -> throw new FencingException("the database guard supports PostgreSQL, MariaDB/MySQL and H2;"
+                    + " this database is none of them, so no guard can be installed or verified");
+        };
+    }
+
+    public static List<String> ddl(Connection raw, Dialect dialect, FencingConfig config) throws SQLException {
+        DialectGuard guard = of(dialect);
+        return guard.install(raw, guard.targets(raw, config), config);
+    }
+
+    public static List<String> removal(Connection raw, Dialect dialect, FencingConfig config) throws SQLException {
+        DialectGuard guard = of(dialect);
+        return guard.remove(raw, guard.targets(raw, config), config);
+    }
+
+    /** Runs {@code statements} in one transaction where the database allows (PostgreSQL: no moment without a trigger). */
+    public static void run(Connection raw, List<String> statements) throws SQLException {
+        boolean autoCommit = raw.getAutoCommit();
+        raw.setAutoCommit(false);
+        try (Statement statement = raw.createStatement()) {
+            for (String sql : statements) {
+                statement.execute(sql);
+            }
+            raw.commit();
+        } catch (SQLException | RuntimeException | Error e) {
+            try {
+                raw.rollback();
+            } catch (SQLException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        } finally {
+            raw.setAutoCommit(autoCommit);
+        }
+    }
+
+    /** What is missing or outdated; empty when every fenced table carries the current guard. */
+    public static List<String> problems(Connection raw, Dialect dialect, FencingConfig config) throws SQLException {
+        DialectGuard guard = of(dialect);
+        List<GuardTarget> targets = guard.targets(raw, config);
+        List<String> problems = new ArrayList<>();
+        for (TableName name : FencedTableSet.of(config).names()) {
+            boolean found = false;
+            for (GuardTarget target : targets) {
+                found |= target.table().equalsIgnoreCase(name.table())
+                        && (name.schema() == null || target.schema().equalsIgnoreCase(name.schema()));
+            }
+            if (!found) {
+                problems.add("fenced table " + name + " does not exist in this database, so it carries no guard");
+            }
+        }
+        problems.addAll(guard.problems(raw, targets, config));
+        return problems;
+    }
+
+    /** {@link #problems} as an exception naming each, or nothing when the guard is current. */
+    public static void verify(Connection raw, Dialect dialect, FencingConfig config) throws SQLException {
+        List<String> problems = problems(raw, dialect, config);
+        if (!problems.isEmpty()) {
+            throw new FencingException("the database guard (" + GuardVersion.MARKER + ") is missing or outdated: "
+                    + String.join("; ", problems) + ". Install it with DatabaseGuard.install(..) or"
+                    + " `java -jar fencing-driver-cli.jar guard --jdbc URL --config FILE install`"
+                    + " (or review `.. print` in a migration).");
+        }
+    }
+
+    /** Logged once per migration so that writes without a fence always leave a trace. */
+    static void logMigration(String reason) {
+        LOG.log(System.Logger.Level.WARNING, "fencing-jdbc: database guard bypassed for a migration: {0}", reason);
+    }
+}

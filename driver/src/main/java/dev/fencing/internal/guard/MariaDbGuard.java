@@ -1,0 +1,378 @@
+package dev.fencing.internal.guard;
+
+import dev.fencing.internal.config.FencedTableSet;
+import dev.fencing.FencingConfig;
+import dev.fencing.internal.config.TableName;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The guard on MariaDB and MySQL: BEFORE INSERT, UPDATE and DELETE row triggers that
+ * {@code SIGNAL SQLSTATE 'ZF001'/'ZF002'}. The session holds the fence in the user variables
+ * {@code @fencing_fence} and {@code @fencing_lock}; {@code @fencing_migration} names a sanctioned
+ * migration.
+ *
+ * <p>MariaDB and MySQL (through 9.6) fire no trigger for foreign-key actions, so a cascade from a
+ * parent would change fenced rows unchecked. For every chain of cascading foreign keys that ends
+ * in a fenced table (any depth: delete chains through {@code ON DELETE CASCADE}, update chains
+ * through {@code ON UPDATE CASCADE}, the last link also {@code SET NULL}/{@code SET DEFAULT}),
+ * the table at its top gets a trigger that refuses the parent change when it would reach fenced
+ * rows without a fence or with an older one. One trigger per table and event holds every check.
+ * What it cannot do: set the fence column of rows a cascade changes (no child trigger runs).
+ */
+final class MariaDbGuard implements DialectGuard {
+
+    private static final int MAX_DEPTH = 8;
+
+    /** One foreign key: {@code child(childColumns)} references {@code parent(parentColumns)}. */
+    record ForeignKey(String childSchema, String child, String parentSchema, String parent, List<String> childColumns,
+                      List<String> parentColumns, String updateRule, String deleteRule) {
+    }
+
+    enum Event {
+        INSERT("bi"), UPDATE("bu"), DELETE("bd");
+
+        final String suffix;
+
+        Event(String suffix) {
+            this.suffix = suffix;
+        }
+    }
+
+    /** A chain of foreign keys from the top table down to a fenced target; {@code path.get(0)} references the top. */
+    record Cascade(GuardTarget fenced, List<ForeignKey> path) {
+    }
+
+    @Override
+    public List<GuardTarget> targets(Connection connection, FencingConfig config) throws SQLException {
+        Set<GuardTarget> found = new LinkedHashSet<>();
+        String sql = "SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES WHERE TABLE_TYPE = 'BASE TABLE'"
+                + " AND LOWER(TABLE_NAME) = ? AND (? OR LOWER(TABLE_SCHEMA) = ?)"
+                + " AND TABLE_SCHEMA NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys')"
+                + " ORDER BY 1, 2";
+        for (TableName name : FencedTableSet.of(config).names()) {
+            try (PreparedStatement query = connection.prepareStatement(sql)) {
+                query.setString(1, name.table());
+                query.setBoolean(2, name.schema() == null);
+                query.setString(3, name.schema() == null ? "" : name.schema());
+                try (ResultSet rows = query.executeQuery()) {
+                    while (rows.next()) {
+                        found.add(new GuardTarget(rows.getString(1), rows.getString(2), FencedTableSet.of(config).modeOf(name), false));
+                    }
+                }
+            }
+        }
+        return new ArrayList<>(found);
+    }
+
+    /** Each table that needs a trigger, with the cascades its changes can start. */
+    private Map<String, List<Cascade>> cascades(Connection connection, List<GuardTarget> targets, Event event)
+            throws SQLException {
+        List<ForeignKey> keys = foreignKeys(connection);
+        Map<String, List<Cascade>> byTop = new LinkedHashMap<>();
+        for (GuardTarget fenced : targets) {
+            List<List<ForeignKey>> frontier = new ArrayList<>();
+            for (ForeignKey key : keys) {
+                if (same(key.childSchema(), key.child(), fenced.schema(), fenced.table()) && acts(key, event, true)) {
+                    frontier.add(List.of(key));
+                }
+            }
+            for (int depth = 0; depth < MAX_DEPTH && !frontier.isEmpty(); depth++) {
+                List<List<ForeignKey>> next = new ArrayList<>();
+                for (List<ForeignKey> path : frontier) {
+                    ForeignKey top = path.get(0);
+                    byTop.computeIfAbsent(key(top.parentSchema(), top.parent()), k -> new ArrayList<>())
+                            .add(new Cascade(fenced, path));
+                    for (ForeignKey key : keys) {
+                        if (same(key.childSchema(), key.child(), top.parentSchema(), top.parent()) && acts(key, event, false)
+                                && (event != Event.UPDATE || overlaps(key.childColumns(), top.parentColumns()))
+                                && path.stream().noneMatch(k -> same(k.childSchema(), k.child(), key.parentSchema(), key.parent()))) {
+                            List<ForeignKey> longer = new ArrayList<>();
+                            longer.add(key);
+                            longer.addAll(path);
+                            next.add(longer);
+                        }
+                    }
+                }
+                frontier = next;
+            }
+        }
+        return byTop;
+    }
+
+    private static boolean overlaps(List<String> a, List<String> b) {
+        for (String x : a) {
+            for (String y : b) {
+                if (x.equalsIgnoreCase(y)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** True when {@code key} changes child rows on a parent's {@code event}: the last link any action, others CASCADE. */
+    private static boolean acts(ForeignKey key, Event event, boolean lastLink) {
+        String rule = switch (event) {
+            case DELETE -> key.deleteRule();
+            case UPDATE -> key.updateRule();
+            case INSERT -> "RESTRICT";
+        };
+        return lastLink ? rule.equals("CASCADE") || rule.equals("SET NULL") || rule.equals("SET DEFAULT")
+                : rule.equals("CASCADE");
+    }
+
+    private static List<ForeignKey> foreignKeys(Connection connection) throws SQLException {
+        String sql = "SELECT rc.CONSTRAINT_SCHEMA, rc.TABLE_NAME, rc.UNIQUE_CONSTRAINT_SCHEMA, rc.REFERENCED_TABLE_NAME,"
+                + " rc.UPDATE_RULE, rc.DELETE_RULE, k.COLUMN_NAME, k.REFERENCED_COLUMN_NAME, rc.CONSTRAINT_NAME"
+                + " FROM information_schema.REFERENTIAL_CONSTRAINTS rc JOIN information_schema.KEY_COLUMN_USAGE k"
+                + " ON k.CONSTRAINT_SCHEMA = rc.CONSTRAINT_SCHEMA AND k.CONSTRAINT_NAME = rc.CONSTRAINT_NAME"
+                + " AND k.TABLE_NAME = rc.TABLE_NAME AND k.REFERENCED_TABLE_NAME IS NOT NULL"
+                + " ORDER BY rc.CONSTRAINT_SCHEMA, rc.TABLE_NAME, rc.CONSTRAINT_NAME, k.ORDINAL_POSITION";
+        Map<String, ForeignKey> keys = new LinkedHashMap<>();
+        try (PreparedStatement query = connection.prepareStatement(sql); ResultSet rows = query.executeQuery()) {
+            while (rows.next()) {
+                String id = rows.getString(1) + "\u0000" + rows.getString(2) + "\u0000" + rows.getString(9);
+                ForeignKey key = keys.get(id);
+                if (key == null) {
+                    key = new ForeignKey(rows.getString(1), rows.getString(2), rows.getString(3), rows.getString(4),
+                            new ArrayList<>(), new ArrayList<>(), rows.getString(5), rows.getString(6));
+                    keys.put(id, key);
+                }
+                key.childColumns().add(rows.getString(7));
+                key.parentColumns().add(rows.getString(8));
+            }
+        }
+        return new ArrayList<>(keys.values());
+    }
+
+    private static boolean same(String schemaA, String tableA, String schemaB, String tableB) {
+        return schemaA.equalsIgnoreCase(schemaB) && tableA.equalsIgnoreCase(tableB);
+    }
+
+    private static String key(String schema, String table) {
+        return schema + "\u0000" + table;
+    }
+
+    /** Every trigger of the guard: table key, event, trigger name, body. */
+    private record Trigger(String schema, String table, Event event, String name, String body) {
+    }
+
+    private List<Trigger> triggers(Connection connection, List<GuardTarget> targets, FencingConfig config)
+            throws SQLException {
+        Map<String, GuardTarget> fenced = new LinkedHashMap<>();
+        for (GuardTarget target : targets) {
+            fenced.put(key(target.schema(), target.table()), target);
+        }
+        List<Trigger> triggers = new ArrayList<>();
+        for (Event event : Event.values()) {
+            Map<String, List<Cascade>> cascades = event == Event.INSERT ? Map.of() : cascades(connection, targets, event);
+            Set<String> tables = new LinkedHashSet<>(fenced.keySet());
+            tables.addAll(cascades.keySet());
+            for (String table : tables) {
+                String[] parts = table.split("\u0000", 2);
+                String body = body(fenced.get(table), cascades.getOrDefault(table, List.of()), event, config);
+                triggers.add(new Trigger(parts[0], parts[1], event, name(parts[1], event), body));
+            }
+        }
+        return triggers;
+    }
+
+    private static String name(String table, Event event) {
+        String name = "fencing_guard_" + event.suffix + "_" + table;
+        if (name.length() <= 64) {
+            return name;
+        }
+        try {
+            byte[] hash = MessageDigest.getInstance("SHA-256").digest(table.getBytes(StandardCharsets.UTF_8));
+            return "fencing_guard_" + event.suffix + "_" + HexFormat.of().formatHex(hash, 0, 12);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+        }
+    }
+
+    @Override
+    public List<String> install(Connection connection, List<GuardTarget> targets, FencingConfig config) throws SQLException {
+        List<String> ddl = new ArrayList<>();
+        for (Trigger trigger : triggers(connection, targets, config)) {
+            String name = ident(trigger.schema()) + "." + ident(trigger.name());
+            ddl.add("DROP TRIGGER IF EXISTS " + name);
+            ddl.add("CREATE TRIGGER " + name + " BEFORE " + trigger.event().name() + " ON " + ident(trigger.schema()) + "."
+                    + ident(trigger.table()) + " FOR EACH ROW " + trigger.body());
+        }
+        return ddl;
+    }
+
+    @Override
+    public List<String> remove(Connection connection, List<GuardTarget> targets, FencingConfig config) throws SQLException {
+        List<String> ddl = new ArrayList<>();
+        for (Trigger trigger : triggers(connection, targets, config)) {
+            ddl.add("DROP TRIGGER IF EXISTS " + ident(trigger.schema()) + "." + ident(trigger.name()));
+        }
+        return ddl;
+    }
+
+    @Override
+    public List<String> problems(Connection connection, List<GuardTarget> targets, FencingConfig config)
+            throws SQLException {
+        List<String> problems = new ArrayList<>();
+        String sql = "SELECT EVENT_OBJECT_SCHEMA, EVENT_OBJECT_TABLE, ACTION_TIMING, EVENT_MANIPULATION, ACTION_STATEMENT"
+                + " FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = ? AND TRIGGER_NAME = ?";
+        for (Trigger trigger : triggers(connection, targets, config)) {
+            String where = "table " + trigger.schema() + "." + trigger.table() + ": trigger " + trigger.name();
+            try (PreparedStatement query = connection.prepareStatement(sql)) {
+                query.setString(1, trigger.schema());
+                query.setString(2, trigger.name());
+                try (ResultSet rows = query.executeQuery()) {
+                    if (!rows.next()) {
+                        problems.add(where + " is missing");
+                    } else if (!rows.getString(2).equals(trigger.table()) || !"BEFORE".equals(rows.getString(3))
+                            || !trigger.event().name().equals(rows.getString(4))
+                            || !normalized(trigger.body()).equals(normalized(rows.getString(5)))) {
+                        problems.add(where + " is outdated (not the " + GuardVersion.MARKER
+                                + " text for this configuration and these foreign keys)");
+                    }
+                }
+            }
+        }
+        return problems;
+    }
+
+    private static String normalized(String body) {
+        return body == null ? "" : body.replaceAll("\\s+", " ").trim();
+    }
+
+    private static String body(GuardTarget own, List<Cascade> cascades, Event event, FencingConfig config) {
+        StringBuilder sql = new StringBuilder();
+        sql.append("BEGIN\n")
+                .append("  DECLARE fencing_newest BIGINT DEFAULT NULL;\n")
+                .append("  DECLARE fencing_message VARCHAR(128) DEFAULT NULL;\n")
+                .append("  DECLARE CONTINUE HANDLER FOR NOT FOUND SET fencing_newest = NULL;\n")
+                .append("  -- ").append(GuardVersion.MARKER).append(": written by fencing-jdbc, checked by DatabaseGuard.verify\n")
+                .append("  IF COALESCE(@fencing_migration, '') = '' THEN\n");
+        if (own != null) {
+            String label = own.qualified();
+            sql.append(noFence(label));
+            if (own.mode() == FencingConfig.Mode.EPOCH) {
+                sql.append(epochCheck(label, config));
+            } else {
+                String column = "`" + config.column().replace("`", "``") + "`";
+                if (event != Event.INSERT) {
+                    String stale = config.comparison() == FencingConfig.Comparison.STRICTLY_NEWER ? ">=" : ">";
+                    sql.append("    IF OLD.").append(column).append(' ').append(stale).append(" @fencing_fence THEN\n")
+                            .append(signalStale(label, "OLD." + column))
+                            .append("    END IF;\n");
+                }
+                if (event != Event.DELETE) {
+                    sql.append("    SET NEW.").append(column).append(" = @fencing_fence;\n");
+                }
+            }
+        }
+        for (Cascade cascade : cascades) {
+            sql.append(cascadeCheck(cascade, event, config));
+        }
+        sql.append("  END IF;\n").append("END");
+        return sql.toString();
+    }
+
+    private static String noFence(String label) {
+        return "    IF @fencing_fence IS NULL THEN\n"
+                + "      SIGNAL SQLSTATE 'ZF002' SET MESSAGE_TEXT = " + literal(GuardErrors.NO_FENCE + label) + ";\n"
+                + "    END IF;\n";
+    }
+
+    private static String signalStale(String label, String holding) {
+        return "      SET fencing_message = LEFT(CONCAT(" + literal(GuardErrors.STALE) + ", @fencing_fence, "
+                + literal(" on " + label + " holding ") + ", COALESCE(" + holding + ", 'unknown')), 128);\n"
+                + "      SIGNAL SQLSTATE 'ZF001' SET MESSAGE_TEXT = fencing_message;\n";
+    }
+
+    private static String epochCheck(String label, FencingConfig config) {
+        return "    IF @fencing_lock IS NULL THEN\n"
+                + "      SIGNAL SQLSTATE 'ZF002' SET MESSAGE_TEXT = " + literal(GuardErrors.NO_FENCE + label) + ";\n"
+                + "    END IF;\n"
+                + "    SET fencing_newest = NULL;\n"
+                + "    SELECT fence INTO fencing_newest FROM " + config.epochTable()
+                + " WHERE lock_name = @fencing_lock LOCK IN SHARE MODE;\n"
+                + "    IF fencing_newest IS NULL OR fencing_newest > @fencing_fence THEN\n"
+                + signalStale(label, "fencing_newest")
+                + "    END IF;\n";
+    }
+
+    /** Refuses the parent change when the chain reaches fenced rows: none without a fence, none newer than it. */
+    private static String cascadeCheck(Cascade cascade, Event event, FencingConfig config) {
+        GuardTarget fenced = cascade.fenced();
+        List<ForeignKey> path = cascade.path();
+        StringBuilder from = new StringBuilder();
+        for (int i = 0; i < path.size(); i++) {
+            ForeignKey key = path.get(i);
+            String alias = "fencing_j" + i;
+            if (i == 0) {
+                from.append(ident(key.childSchema())).append('.').append(ident(key.child())).append(' ').append(alias);
+            } else {
+                from.append(" JOIN ").append(ident(key.childSchema())).append('.').append(ident(key.child())).append(' ')
+                        .append(alias).append(" ON ");
+                for (int c = 0; c < key.childColumns().size(); c++) {
+                    if (c > 0) {
+                        from.append(" AND ");
+                    }
+                    from.append(alias).append('.').append(ident(key.childColumns().get(c))).append(" = fencing_j")
+                            .append(i - 1).append('.').append(ident(key.parentColumns().get(c)));
+                }
+            }
+        }
+        ForeignKey first = path.get(0);
+        StringBuilder where = new StringBuilder();
+        StringBuilder changed = new StringBuilder();
+        for (int c = 0; c < first.childColumns().size(); c++) {
+            if (c > 0) {
+                where.append(" AND ");
+                changed.append(" OR ");
+            }
+            String parentColumn = ident(first.parentColumns().get(c));
+            where.append("fencing_j0.").append(ident(first.childColumns().get(c))).append(" = OLD.").append(parentColumn);
+            changed.append("NOT (OLD.").append(parentColumn).append(" <=> NEW.").append(parentColumn).append(')');
+        }
+        String rows = "FROM " + from + " WHERE " + where;
+        String last = "fencing_j" + (path.size() - 1);
+        String label = fenced.qualified();
+        StringBuilder sql = new StringBuilder();
+        sql.append("    IF ").append(event == Event.UPDATE ? "(" + changed + ") AND " : "")
+                .append("EXISTS (SELECT 1 ").append(rows).append(") THEN\n")
+                .append(noFence(label).replace("\n    ", "\n      ").replaceFirst("^    ", "      "));
+        if (fenced.mode() == FencingConfig.Mode.EPOCH) {
+            sql.append(epochCheck(label, config).replace("\n    ", "\n      ").replaceFirst("^    ", "      "));
+        } else {
+            String column = ident(config.column());
+            String stale = config.comparison() == FencingConfig.Comparison.STRICTLY_NEWER ? ">=" : ">";
+            sql.append("      SET fencing_newest = (SELECT MAX(").append(last).append('.').append(column).append(") ")
+                    .append(rows).append(");\n")
+                    .append("      IF fencing_newest ").append(stale).append(" @fencing_fence THEN\n")
+                    .append(signalStale(label, "fencing_newest").replace("\n      ", "\n        ").replaceFirst("^      ", "        "))
+                    .append("      END IF;\n");
+        }
+        sql.append("    END IF;\n");
+        return sql.toString();
+    }
+
+    private static String literal(String text) {
+        return "'" + text.replace("\\", "\\\\").replace("'", "''") + "'";
+    }
+
+    static String ident(String name) {
+        return "`" + name.replace("`", "``") + "`";
+    }
+}

@@ -1,0 +1,46 @@
+package dev.fencing.internal.jdbc;
+
+import dev.fencing.FencingConfig;
+import dev.fencing.internal.sql.Dialect;
+import dev.fencing.internal.sql.StatementAnalyzer;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The analyzers of one {@link ConnectionContext}, one per (dialect, database URL), so that every
+ * connection of the context to the same database shares one plan cache. The URL is part of the key
+ * because plans depend on what one database's metadata says (keys for zero-row diagnosis, foreign
+ * keys that cascade into fenced tables). Bounded: beyond {@link #CAPACITY} databases the least
+ * recently used analyzer is dropped and its plans are built again on demand.
+ */
+final class AnalyzerCache {
+
+    static final int CAPACITY = 64;
+
+    private record Key(Dialect dialect, String url) {
+    }
+
+    private final FencingConfig config;
+    private final Map<Key, StatementAnalyzer> analyzers = new LinkedHashMap<>(16, 0.75f, true) {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Key, StatementAnalyzer> eldest) {
+            return size() > CAPACITY;
+        }
+    };
+
+    AnalyzerCache(FencingConfig config) {
+        this.config = config;
+    }
+
+    /** The analyzer for connections of {@code dialect} to the database at {@code url} (null when unknown). */
+    synchronized StatementAnalyzer get(Dialect dialect, String url) {
+        return analyzers.computeIfAbsent(new Key(dialect, url), key -> new StatementAnalyzer(config, dialect));
+    }
+
+    synchronized int size() {
+        return analyzers.size();
+    }
+}

@@ -1,0 +1,146 @@
+package dev.fencing.internal.jdbc;
+
+import dev.fencing.StaleFenceException;
+import dev.fencing.internal.sql.FencePlan;
+
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The fenced entries of one batch, as they were added: each entry's plan, the fence bound to it
+ * and (when its diagnosis needs them) the application's values. After the batch ran, entries the
+ * fence rejected are reported together in one {@link StaleFenceException}.
+ */
+final class BatchLog {
+
+    private record Entry(int index, FencePlan plan, long fence, Object[] values) {
+    }
+
+    private final List<Entry> fenced = new ArrayList<>();
+    private int size;
+
+    /** The distinct (lock, fence) pairs of the entries that write epoch-mode tables. */
+    private List<String> epochLocks;
+    private long[] epochFences;
+    private String epochTable;
+    private boolean controlsTransaction;
+
+    /**
+     * Records the next entry of the batch; only fenced entries are kept. An entry that writes an
+     * epoch-mode table records the lock its fence was admitted with (admitted: it has one).
+     */
+    void add(FencePlan plan, long fence, String lock, Object[] values) {
+        if (plan.kind() == FencePlan.Kind.FENCED) {
+            fenced.add(new Entry(size, plan, fence, values));
+            if (plan.writesEpochTable()) {
+                addEpoch(lock, fence, plan.fencedTable());
+            }
+        }
+        controlsTransaction |= plan.controlsTransaction();
+        size++;
+    }
+
+    private void addEpoch(String lock, long fence, String table) {
+        if (epochLocks == null) {
+            epochLocks = new ArrayList<>(2);
+            epochFences = new long[2];
+            epochTable = table;
+        }
+        for (int i = 0; i < epochLocks.size(); i++) {
+            if (epochFences[i] == fence && epochLocks.get(i).equals(lock)) {
+                return;
+            }
+        }
+        if (epochLocks.size() == epochFences.length) {
+            epochFences = java.util.Arrays.copyOf(epochFences, epochFences.length * 2);
+        }
+        epochFences[epochLocks.size()] = fence;
+        epochLocks.add(lock);
+    }
+
+    /** How many distinct (lock, fence) pairs the entries writing epoch-mode tables carry. */
+    /** The fenced table of the first fenced entry, or null when no entry writes a fenced table. */
+    String firstFencedTable() {
+        return fenced.isEmpty() ? null : fenced.get(0).plan().fencedTable();
+    }
+
+    int epochWrites() {
+        return epochLocks == null ? 0 : epochLocks.size();
+    }
+
+    /** The locks of those pairs (a new array). */
+    String[] epochLocks() {
+        return epochLocks.toArray(new String[0]);
+    }
+
+    /** The fences of those pairs, in the order of {@link #epochLocks()} (a new array). */
+    long[] epochFences() {
+        return java.util.Arrays.copyOf(epochFences, epochLocks.size());
+    }
+
+    /** The first epoch-mode table an entry writes. */
+    String epochTable() {
+        return epochTable;
+    }
+
+    /** True when an entry's text begins, ends or rolls back a transaction itself. */
+    boolean controlsTransaction() {
+        return controlsTransaction;
+    }
+
+    void check(FencedConnection connection, int[] counts) throws SQLException {
+        if (fenced.isEmpty()) {
+            return;
+        }
+        long[] large = new long[counts.length];
+        for (int i = 0; i < counts.length; i++) {
+            large[i] = counts[i];
+        }
+        check(connection, large);
+    }
+
+    /** Throws one {@link StaleFenceException} naming every entry the fence rejected. */
+    void check(FencedConnection connection, long[] counts) throws SQLException {
+        if (fenced.isEmpty()) {
+            return;
+        }
+        int[] stale = null;
+        int staleCount = 0;
+        StaleFenceException first = null;
+        ZeroRowDiagnosis diagnosis = null;
+        try {
+            for (Entry entry : fenced) {
+                if (entry.index >= counts.length) {
+                    continue;
+                }
+                boolean unknown = ZeroRowDiagnosis.countUnknownNeedsDiagnosis(connection.config(), entry.plan,
+                        counts[entry.index]);
+                if (!unknown && !ZeroRowDiagnosis.mayBeStale(connection.config(), entry.plan, counts[entry.index])) {
+                    continue;
+                }
+                if (diagnosis == null) {
+                    diagnosis = ZeroRowDiagnosis.forBatch(connection);
+                }
+                StaleFenceException rejected = unknown
+                        ? diagnosis.staleWithUnknownCount(entry.plan, entry.fence, entry.values, entry.index)
+                        : diagnosis.stale(entry.plan, entry.fence, counts[entry.index], entry.values);
+                if (rejected != null) {
+                    if (first == null) {
+                        first = rejected;
+                        stale = new int[fenced.size()];
+                    }
+                    stale[staleCount++] = entry.index;
+                }
+            }
+        } finally {
+            if (diagnosis != null) {
+                diagnosis.close();
+            }
+        }
+        if (first != null) {
+            int[] entries = java.util.Arrays.copyOf(stale, staleCount);
+            throw new StaleFenceException(first.attemptedFence(), first.currentFence(), first.table(), entries, counts);
+        }
+    }
+}

@@ -1,0 +1,556 @@
+package dev.fencing.internal.jdbc;
+
+import dev.fencing.FencingConfig;
+import dev.fencing.internal.sql.FencePlan;
+import dev.fencing.internal.sql.StatementAnalyzer;
+
+import java.sql.Array;
+import java.sql.Blob;
+import java.sql.CallableStatement;
+import java.sql.ClientInfoStatus;
+import java.sql.Clob;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.NClob;
+import java.sql.PreparedStatement;
+import java.sql.SQLClientInfoException;
+import java.sql.SQLException;
+import java.sql.SQLWarning;
+import java.sql.SQLXML;
+import java.sql.Savepoint;
+import java.sql.ShardingKey;
+import java.sql.Statement;
+import java.sql.Struct;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.Executor;
+
+/**
+ * A connection whose statements carry the fence check. SQL is planned by the data source's (or
+ * driver's) shared {@link StatementAnalyzer}: prepared statements at prepare time, plain
+ * statements at each execute. Every object it hands out is a fenced wrapper; once closed, it
+ * refuses every call rather than reach the driver's connection.
+ */
+public final class FencedConnection implements Connection {
+
+    private final Connection delegate;
+    private final StatementAnalyzer analyzer;
+    private final FencingConfig config;
+    /** What the driver knows of this connection's transaction. */
+    private final TransactionState transaction;
+    /** The epoch guard; null when no fenced table is in epoch mode (then nothing of it costs anything). */
+    private final EpochGuard epoch;
+    /** The steps every statement of this connection takes. */
+    private final Pipeline pipeline;
+    private volatile boolean closed;
+
+    /**
+     * Made by {@link ConnectionContext#fence(Connection)} only.
+     *
+     * @param claims    the epoch claims shared with the context's other connections to the same
+     *                  database (null when no table is in epoch mode)
+     * @param sendHooks the factory of the {@link SendHook}, or null for none
+     */
+    FencedConnection(Connection delegate, StatementAnalyzer analyzer, EpochClaims claims, SendHook.Factory sendHooks,
+                     Listeners listeners) throws SQLException {
+        this.delegate = delegate;
+        this.analyzer = analyzer;
+        this.config = analyzer.config();
+        this.transaction = new TransactionState(delegate, analyzer.dialect());
+        this.epoch = config.hasEpochTables()
+                ? new EpochGuard(delegate, analyzer.dialect(), config.epochTable(),
+                        claims == null ? new EpochClaims() : claims, transaction)
+                : null;
+        SendHook hook = sendHooks == null ? null : sendHooks.forConnection(delegate, analyzer.dialect(), transaction);
+        this.pipeline = new Pipeline(this, analyzer, transaction, epoch, hook, listeners);
+    }
+
+    FencingConfig config() {
+        return config;
+    }
+
+    StatementAnalyzer analyzer() {
+        return analyzer;
+    }
+
+    /** What the driver knows of this connection's transaction. */
+    TransactionState transaction() {
+        return transaction;
+    }
+
+    /** The epoch guard, or null when no fenced table is in epoch mode. */
+    EpochGuard epoch() {
+        return epoch;
+    }
+
+    /** The steps every statement of this connection takes. */
+    Pipeline pipeline() {
+        return pipeline;
+    }
+
+    /** The driver's connection, for the fencing layer's own queries (zero-row diagnosis). */
+    public Connection database() throws SQLException {
+        return open();
+    }
+
+    /**
+     * The fenced connection behind {@code connection} (itself, or under a pool's proxy: the
+     * {@code jdbc:fencing:} driver and the agent hand those out), or null for an unfenced one.
+     */
+    public static FencedConnection fencedBehind(Connection connection) {
+        if (connection instanceof FencedConnection fenced) {
+            return fenced;
+        }
+        try {
+            return connection.isWrapperFor(FencedConnection.class) ? connection.unwrap(FencedConnection.class) : null;
+        } catch (SQLException cannotTell) {
+            return null;   // an unfenced connection whose wrapper cannot answer: nothing to share a claim with
+        }
+    }
+
+    /** The driver's connection behind a fenced one, else {@code connection} itself. */
+    public static Connection databaseBehind(Connection connection) throws SQLException {
+        FencedConnection fenced = fencedBehind(connection);
+        return fenced == null ? connection : fenced.database();
+    }
+
+    /** The plan of a plain statement's text. */
+    FencePlan plan(String sql) throws SQLException {
+        open();
+        return pipeline.plan(sql);
+    }
+
+    private Connection open() throws SQLException {
+        if (closed) {
+            throw Wrappers.connectionClosed();
+        }
+        return delegate;
+    }
+
+    /** The plan of a text to prepare; refused texts are refused here, before anything is prepared. */
+    private FencePlan prepared(String sql) throws SQLException {
+        open();
+        return pipeline.planForPrepare(sql);
+    }
+
+    private FencePlan call(String sql) throws SQLException {
+        return prepared(sql);
+    }
+
+    @Override
+    public Statement createStatement() throws SQLException {
+        return new FencedStatement(this, open().createStatement());
+    }
+
+    @Override
+    public Statement createStatement(int resultSetType, int resultSetConcurrency) throws SQLException {
+        return new FencedStatement(this, open().createStatement(resultSetType, resultSetConcurrency));
+    }
+
+    @Override
+    public Statement createStatement(int resultSetType, int resultSetConcurrency, int resultSetHoldability)
+            throws SQLException {
+        return new FencedStatement(this,
+                open().createStatement(resultSetType, resultSetConcurrency, resultSetHoldability));
+    }
+
+    @Override
+    public PreparedStatement prepareStatement(String sql) throws SQLException {
+        FencePlan plan = prepared(sql);
+        return new FencedPreparedStatement(this, delegate.prepareStatement(plan.preparedSql()), plan);
+    }
+
+    @Override
+    public PreparedStatement prepareStatement(String sql, int resultSetType, int resultSetConcurrency)
+            throws SQLException {
+        FencePlan plan = prepared(sql);
+        return new FencedPreparedStatement(this,
+                delegate.prepareStatement(plan.preparedSql(), resultSetType, resultSetConcurrency), plan);
+    }
+
+    @Override
+    public PreparedStatement prepareStatement(String sql, int resultSetType, int resultSetConcurrency,
+                                              int resultSetHoldability) throws SQLException {
+        FencePlan plan = prepared(sql);
+        return new FencedPreparedStatement(this, delegate.prepareStatement(plan.preparedSql(), resultSetType,
+                resultSetConcurrency, resultSetHoldability), plan);
+    }
+
+    @Override
+    public PreparedStatement prepareStatement(String sql, int autoGeneratedKeys) throws SQLException {
+        FencePlan plan = prepared(sql);
+        return new FencedPreparedStatement(this, delegate.prepareStatement(plan.preparedSql(), autoGeneratedKeys),
+                plan);
+    }
+
+    @Override
+    public PreparedStatement prepareStatement(String sql, int[] columnIndexes) throws SQLException {
+        FencePlan plan = prepared(sql);
+        return new FencedPreparedStatement(this, delegate.prepareStatement(plan.preparedSql(), columnIndexes), plan);
+    }
+
+    @Override
+    public PreparedStatement prepareStatement(String sql, String[] columnNames) throws SQLException {
+        FencePlan plan = prepared(sql);
+        return new FencedPreparedStatement(this, delegate.prepareStatement(plan.preparedSql(), columnNames), plan);
+    }
+
+    @Override
+    public CallableStatement prepareCall(String sql) throws SQLException {
+        FencePlan plan = call(sql);
+        return new FencedCallableStatement(this, delegate.prepareCall(plan.preparedSql()), plan);
+    }
+
+    @Override
+    public CallableStatement prepareCall(String sql, int resultSetType, int resultSetConcurrency)
+            throws SQLException {
+        FencePlan plan = call(sql);
+        return new FencedCallableStatement(this,
+                delegate.prepareCall(plan.preparedSql(), resultSetType, resultSetConcurrency), plan);
+    }
+
+    @Override
+    public CallableStatement prepareCall(String sql, int resultSetType, int resultSetConcurrency,
+                                         int resultSetHoldability) throws SQLException {
+        FencePlan plan = call(sql);
+        return new FencedCallableStatement(this, delegate.prepareCall(plan.preparedSql(), resultSetType,
+                resultSetConcurrency, resultSetHoldability), plan);
+    }
+
+    @Override
+    public DatabaseMetaData getMetaData() throws SQLException {
+        return new FencedDatabaseMetaData(this, open().getMetaData());
+    }
+
+    @Override
+    public Array createArrayOf(String typeName, Object[] elements) throws SQLException {
+        return FencedArray.wrap(this, open().createArrayOf(typeName, elements));
+    }
+
+    @Override
+    public void close() throws SQLException {
+        if (!closed) {
+            closed = true;
+            if (epoch != null) {
+                epoch.close();
+            }
+            delegate.close();
+        }
+    }
+
+    @Override
+    public boolean isClosed() throws SQLException {
+        return closed || delegate.isClosed();
+    }
+
+    @Override
+    public boolean isValid(int timeout) throws SQLException {
+        return !closed && delegate.isValid(timeout);
+    }
+
+    @Override
+    public void abort(Executor executor) throws SQLException {
+        if (!closed) {
+            closed = true;
+            delegate.abort(executor);
+        }
+    }
+
+    @Override
+    public void setClientInfo(String name, String value) throws SQLClientInfoException {
+        if (closed) {
+            throw new SQLClientInfoException("this fenced connection is closed", "08003", 0,
+                    Map.of(name, ClientInfoStatus.REASON_UNKNOWN));
+        }
+        delegate.setClientInfo(name, value);
+    }
+
+    @Override
+    public void setClientInfo(Properties properties) throws SQLClientInfoException {
+        if (closed) {
+            throw new SQLClientInfoException("this fenced connection is closed", "08003", 0, Map.of());
+        }
+        delegate.setClientInfo(properties);
+    }
+
+    @Override
+    public <T> T unwrap(Class<T> iface) throws SQLException {
+        open();
+        return Wrappers.unwrap(this, iface);
+    }
+
+    @Override
+    public boolean isWrapperFor(Class<?> iface) throws SQLException {
+        open();
+        return Wrappers.isWrapperFor(this, iface);
+    }
+
+    @Override
+    public String toString() {
+        return "FencedConnection[" + delegate + "]";
+    }
+
+    // Everything below reaches the driver only while this connection is open.
+
+@Override
+    public String nativeSQL(String sql) throws SQLException {
+        return open().nativeSQL(sql);
+    }
+
+
+    @Override
+    public void setAutoCommit(boolean autoCommit) throws SQLException {
+        Connection database = open();
+        boolean before = database.getAutoCommit();
+        boolean succeeded = false;
+        try {
+            database.setAutoCommit(autoCommit);
+            succeeded = true;
+        } finally {
+            transaction.afterSetAutoCommit(before, autoCommit, succeeded);
+        }
+    }
+
+
+    @Override
+    public boolean getAutoCommit() throws SQLException {
+        return open().getAutoCommit();
+    }
+
+
+    @Override
+    public void commit() throws SQLException {
+        Connection database = open();
+        boolean committed = false;
+        try {
+            database.commit();
+            committed = true;
+        } finally {
+            transaction.afterCommit(committed);
+        }
+    }
+
+
+    @Override
+    public void rollback() throws SQLException {
+        Connection database = open();
+        boolean rolledBack = false;
+        try {
+            database.rollback();
+            rolledBack = true;
+        } finally {
+            transaction.afterRollback(rolledBack);
+        }
+    }
+
+
+    @Override
+    public void setReadOnly(boolean readOnly) throws SQLException {
+        open().setReadOnly(readOnly);
+    }
+
+
+    @Override
+    public boolean isReadOnly() throws SQLException {
+        return open().isReadOnly();
+    }
+
+
+    @Override
+    public void setCatalog(String catalog) throws SQLException {
+        open().setCatalog(catalog);
+    }
+
+
+    @Override
+    public String getCatalog() throws SQLException {
+        return open().getCatalog();
+    }
+
+
+    @Override
+    public void setTransactionIsolation(int level) throws SQLException {
+        open().setTransactionIsolation(level);
+    }
+
+
+    @Override
+    public int getTransactionIsolation() throws SQLException {
+        return open().getTransactionIsolation();
+    }
+
+
+    @Override
+    public SQLWarning getWarnings() throws SQLException {
+        return open().getWarnings();
+    }
+
+
+    @Override
+    public void clearWarnings() throws SQLException {
+        open().clearWarnings();
+    }
+
+
+    @Override
+    public Map<String, Class<?>> getTypeMap() throws SQLException {
+        return open().getTypeMap();
+    }
+
+
+    @Override
+    public void setTypeMap(Map<String, Class<?>> map) throws SQLException {
+        open().setTypeMap(map);
+    }
+
+
+    @Override
+    public void setHoldability(int holdability) throws SQLException {
+        open().setHoldability(holdability);
+    }
+
+
+    @Override
+    public int getHoldability() throws SQLException {
+        return open().getHoldability();
+    }
+
+
+    @Override
+    public Savepoint setSavepoint() throws SQLException {
+        Savepoint savepoint = open().setSavepoint();
+        transaction.savepointSet(savepoint);
+        return savepoint;
+    }
+
+
+    @Override
+    public Savepoint setSavepoint(String name) throws SQLException {
+        Savepoint savepoint = open().setSavepoint(name);
+        transaction.savepointSet(savepoint);
+        return savepoint;
+    }
+
+
+    @Override
+    public void rollback(Savepoint savepoint) throws SQLException {
+        Connection database = open();
+        boolean rolledBack = false;
+        try {
+            database.rollback(savepoint);
+            rolledBack = true;
+        } finally {
+            // the check (and a claim) may have come after the savepoint: they are done again
+            transaction.afterRollbackTo(savepoint, rolledBack);
+        }
+    }
+
+
+    @Override
+    public void releaseSavepoint(Savepoint savepoint) throws SQLException {
+        open().releaseSavepoint(savepoint);
+        transaction.savepointReleased(savepoint);
+    }
+
+
+    @Override
+    public Clob createClob() throws SQLException {
+        return open().createClob();
+    }
+
+
+    @Override
+    public Blob createBlob() throws SQLException {
+        return open().createBlob();
+    }
+
+
+    @Override
+    public NClob createNClob() throws SQLException {
+        return open().createNClob();
+    }
+
+
+    @Override
+    public SQLXML createSQLXML() throws SQLException {
+        return open().createSQLXML();
+    }
+
+
+    @Override
+    public String getClientInfo(String name) throws SQLException {
+        return open().getClientInfo(name);
+    }
+
+
+    @Override
+    public Properties getClientInfo() throws SQLException {
+        return open().getClientInfo();
+    }
+
+
+    @Override
+    public Struct createStruct(String typeName, Object[] attributes) throws SQLException {
+        return open().createStruct(typeName, attributes);
+    }
+
+
+    @Override
+    public void setSchema(String schema) throws SQLException {
+        open().setSchema(schema);
+    }
+
+
+    @Override
+    public String getSchema() throws SQLException {
+        return open().getSchema();
+    }
+
+
+    @Override
+    public void setNetworkTimeout(Executor executor, int milliseconds) throws SQLException {
+        open().setNetworkTimeout(executor, milliseconds);
+    }
+
+
+    @Override
+    public int getNetworkTimeout() throws SQLException {
+        return open().getNetworkTimeout();
+    }
+
+
+    @Override
+    public void beginRequest() throws SQLException {
+        open().beginRequest();
+    }
+
+
+    @Override
+    public void endRequest() throws SQLException {
+        open().endRequest();
+    }
+
+
+    @Override
+    public boolean setShardingKeyIfValid(ShardingKey shardingKey, ShardingKey superShardingKey, int timeout) throws SQLException {
+        return open().setShardingKeyIfValid(shardingKey, superShardingKey, timeout);
+    }
+
+
+    @Override
+    public boolean setShardingKeyIfValid(ShardingKey shardingKey, int timeout) throws SQLException {
+        return open().setShardingKeyIfValid(shardingKey, timeout);
+    }
+
+
+    @Override
+    public void setShardingKey(ShardingKey shardingKey, ShardingKey superShardingKey) throws SQLException {
+        open().setShardingKey(shardingKey, superShardingKey);
+    }
+
+
+    @Override
+    public void setShardingKey(ShardingKey shardingKey) throws SQLException {
+        open().setShardingKey(shardingKey);
+    }
+}

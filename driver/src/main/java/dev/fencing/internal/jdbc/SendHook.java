@@ -1,0 +1,62 @@
+package dev.fencing.internal.jdbc;
+
+import dev.fencing.internal.sql.Dialect;
+import dev.fencing.internal.sql.FencePlan;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+
+/**
+ * <b>Extension point</b>: a step the pipeline runs before <em>any</em> statement is sent on a
+ * fenced connection: reads, writes, texts the analyzer refused to look into, every execute path
+ * (plain, prepared, callable, batches) and every prepare. It receives the fence admitted for that
+ * statement, read once from the thread by {@link Pipeline#admit}, so it never reads
+ * {@link dev.fencing.Fence} itself. Meant for the database guard's session fence: keep the
+ * session's value equal to {@code fence}/{@code lock}, setting it only when it differs.
+ *
+ * <p>One instance per connection, made by the {@link Factory} that
+ * {@link ConnectionContext#sendHookFactory(dev.fencing.FencingConfig)} chooses for the
+ * configuration; used by one thread at a time, like the connection. A value it caches per
+ * transaction must be checked against the {@link TransactionState} it was given
+ * ({@link TransactionState#undoGeneration()} for a session setting that a rollback undoes).
+ * Whatever it throws refuses the statement: nothing is sent.
+ */
+interface SendHook {
+
+    /**
+     * Before a statement is sent (or prepared).
+     *
+     * @param fence the fence in scope on the calling thread, 0 when none
+     * @param lock  the lock that fence belongs to, null when none was named
+     */
+    void beforeSend(long fence, String lock) throws SQLException;
+
+    /**
+     * Before a statement is sent, knowing what it is: the plan (null for a batch), the fenced table it
+     * writes (a batch's first), and what its text does to the transaction. By default
+     * {@link #beforeSend(long, String)}.
+     */
+    default void beforeSend(FencePlan plan, String fencedTable, TransactionText.Effect effect, long fence, String lock)
+            throws SQLException {
+        beforeSend(fence, lock);
+    }
+
+    /**
+     * After a statement failed: the exception the application should get instead of
+     * {@code failure}, or null to rethrow {@code failure} (the default).
+     */
+    default SQLException translate(Throwable failure) {
+        return null;
+    }
+
+    /** Makes the hook of one connection; what it throws fails the connection (which is closed). */
+    @FunctionalInterface
+    interface Factory {
+        /**
+         * @param database    the driver's connection (statements sent on it are not analysed)
+         * @param dialect     its dialect
+         * @param transaction what the driver knows of its transaction
+         */
+        SendHook forConnection(Connection database, Dialect dialect, TransactionState transaction) throws SQLException;
+    }
+}

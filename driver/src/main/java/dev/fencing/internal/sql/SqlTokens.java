@@ -1,0 +1,476 @@
+package dev.fencing.internal.sql;
+
+import java.util.Arrays;
+import java.util.Locale;
+
+/**
+ * The significant tokens of a SQL text (comments and white space dropped), with their offsets in
+ * the text and their parenthesis depth. Positions found here are where the analyzer splices the
+ * check, so the lexer follows each dialect's quoting rules exactly: a {@code ?}, a keyword or a
+ * semicolon inside a string, a quoted identifier or a comment is never taken for one outside.
+ */
+final class SqlTokens {
+
+    static final byte WORD = 1;
+    static final byte QUOTED_IDENTIFIER = 2;
+    static final byte STRING = 3;
+    static final byte NUMBER = 4;
+    static final byte PARAMETER = 5;
+    static final byte OPEN = 6;
+    static final byte CLOSE = 7;
+    static final byte COMMA = 8;
+    static final byte SEMICOLON = 9;
+    static final byte DOT = 10;
+    static final byte OPERATOR = 11;
+    /** A MariaDB {@code /*! ... *}{@code /} comment, which the server executes as code. */
+    static final byte EXECUTABLE_COMMENT = 12;
+    static final byte JDBC_ESCAPE_OPEN = 13;
+
+    final String sql;
+    private byte[] kinds = new byte[32];
+    private int[] starts = new int[32];
+    private int[] ends = new int[32];
+    private int[] depths = new int[32];
+    private int size;
+
+    private SqlTokens(String sql) {
+        this.sql = sql;
+    }
+
+    /** Thrown when the text cannot be read (an unterminated string, comment or quote). */
+    static final class UnreadableSqlException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        UnreadableSqlException(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    static SqlTokens lex(String sql, Dialect dialect) throws UnreadableSqlException {
+        SqlTokens tokens = new SqlTokens(sql);
+        tokens.scan(dialect);
+        return tokens;
+    }
+
+    int size() {
+        return size;
+    }
+
+    byte kind(int i) {
+        return kinds[i];
+    }
+
+    int start(int i) {
+        return starts[i];
+    }
+
+    int end(int i) {
+        return ends[i];
+    }
+
+    /** Parenthesis (and bracket) depth of token {@code i}; an opening parenthesis has the outer depth. */
+    int depth(int i) {
+        return depths[i];
+    }
+
+    String text(int i) {
+        return sql.substring(starts[i], ends[i]);
+    }
+
+    /** True when token {@code i} holds a backslash (a string whose end depends on session settings). */
+    boolean hasBackslash(int i) {
+        return sql.indexOf('\\', starts[i]) >= 0 && sql.indexOf('\\', starts[i]) < ends[i];
+    }
+
+    /** True when token {@code i} is the unquoted word {@code keyword} (any case). */
+    boolean isWord(int i, String keyword) {
+        return i >= 0 && i < size && kinds[i] == WORD && ends[i] - starts[i] == keyword.length()
+                && sql.regionMatches(true, starts[i], keyword, 0, keyword.length());
+    }
+
+    boolean isIdentifier(int i) {
+        return i >= 0 && i < size && (kinds[i] == WORD || kinds[i] == QUOTED_IDENTIFIER);
+    }
+
+    /** The token's identifier value: unquoted, folded to lower case. */
+    String identifier(int i) {
+        return dev.fencing.internal.config.Identifiers.unquote(text(i)).toLowerCase(Locale.ROOT);
+    }
+
+    private void add(byte kind, int start, int end, int depth) {
+        if (size == kinds.length) {
+            int capacity = size * 2;
+            kinds = Arrays.copyOf(kinds, capacity);
+            starts = Arrays.copyOf(starts, capacity);
+            ends = Arrays.copyOf(ends, capacity);
+            depths = Arrays.copyOf(depths, capacity);
+        }
+        kinds[size] = kind;
+        starts[size] = start;
+        ends[size] = end;
+        depths[size] = depth;
+        size++;
+    }
+
+    private Dialect dialect;
+    /** Start and end offsets of MariaDB's '#' comments, in pairs; null when there are none. */
+    private int[] hashComments;
+
+    /**
+     * The MariaDB {@code #} comments (start, end offset pairs), which JSqlParser does not know:
+     * it is given them blanked. Empty when there are none.
+     */
+    int[] hashComments() {
+        return hashComments == null ? new int[0] : hashComments.clone();
+    }
+
+    private static int[] appendPair(int[] pairs, int start, int end) {
+        int[] longer = Arrays.copyOf(pairs, pairs.length + 2);
+        longer[pairs.length] = start;
+        longer[pairs.length + 1] = end;
+        return longer;
+    }
+
+    /**
+     * Characters that may continue an unquoted identifier. PostgreSQL and MariaDB take every
+     * character above U+007F (and PostgreSQL a {@code $}); reading one as an operator instead
+     * would shift every position after it.
+     */
+    private boolean isIdentifierPart(char c) {
+        return Character.isLetterOrDigit(c) || c == '_' || c == '$' || (c >= 0x80 && dialect != Dialect.H2);
+    }
+
+    private boolean isIdentifierStart(char c) {
+        return Character.isLetter(c) || c == '_' || (c >= 0x80 && dialect != Dialect.H2);
+    }
+
+    /** H2 reads Java's space characters (a no-break space too) as white space; the others only ASCII ones. */
+    private boolean isSpace(char c) {
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == 0x0B) {
+            return true;
+        }
+        return dialect == Dialect.H2 && (Character.isWhitespace(c) || Character.isSpaceChar(c));
+    }
+
+    private void scan(Dialect dialect) throws UnreadableSqlException {
+        this.dialect = dialect;
+        final String s = sql;
+        final int n = s.length();
+        final boolean mysql = dialect.mysqlLexing();
+        int depth = 0;
+        int i = 0;
+        while (i < n) {
+            char c = s.charAt(i);
+            if (isSpace(c)) {
+                i++;
+            } else if (c == '-' && i + 1 < n && s.charAt(i + 1) == '-'
+                    && (!mysql || i + 2 >= n || s.charAt(i + 2) <= ' ' || s.charAt(i + 2) == 0x7F)) {
+                // MariaDB needs an ASCII space or control character after "--" (my_isspace/my_iscntrl
+                // on the next byte): a Unicode space (U+2028, U+3000, U+00A0) leaves two minus signs
+                i = lineEnd(i, !mysql);
+            } else if (mysql && c == '#') {
+                int end = lineEnd(i, false);
+                hashComments = hashComments == null ? new int[] {i, end}
+                        : appendPair(hashComments, i, end);
+                i = end;
+            } else if (dialect == Dialect.H2 && c == '/' && i + 1 < n && s.charAt(i + 1) == '/') {
+                i = lineEnd(i, true);
+            } else if (c == '/' && i + 1 < n && s.charAt(i + 1) == '*') {
+                int end = blockCommentEnd(i, !mysql);
+                if (mysql && i + 2 < n && (s.charAt(i + 2) == '!'
+                        || (s.charAt(i + 2) == 'M' && i + 3 < n && s.charAt(i + 3) == '!'))) {
+                    add(EXECUTABLE_COMMENT, i, end, depth);
+                }
+                i = end;
+            } else if (c == '\'') {
+                int end = quotedEnd(i, '\'', mysql);
+                add(STRING, i, end, depth);
+                i = end;
+            } else if (c == '"') {
+                int end = quotedEnd(i, '"', mysql);
+                add(mysql ? STRING : QUOTED_IDENTIFIER, i, end, depth);
+                i = end;
+            } else if (c == '`' && (mysql || dialect == Dialect.H2)) {
+                int end = quotedEnd(i, '`', false);
+                add(QUOTED_IDENTIFIER, i, end, depth);
+                i = end;
+            } else if (c == '$' && dialect == Dialect.H2 && !(i > 0 && isIdentifierPart(s.charAt(i - 1)))
+                    && !(i + 1 < n && (s.charAt(i + 1) == '$' || Character.isDigit(s.charAt(i + 1))))) {
+                // H2 opens a dollar quote only with "$$" and reads any other lone '$' as a parameter
+                throw new UnreadableSqlException("a lone '$' at offset " + i + " (H2 reads it as a parameter)");
+            } else if (c == '$' && !mysql && dollarTagEnd(i) > 0) {
+                int end = dollarQuotedEnd(i);
+                add(STRING, i, end, depth);
+                i = end;
+            } else if (isPrefixedString(i, mysql)) {
+                int quote = s.indexOf('\'', i);
+                // H2 reads E'..' as a plain string: a backslash escapes nothing there
+                boolean backslashes = mysql || (Character.toUpperCase(c) == 'E' && dialect != Dialect.H2);
+                int end = quotedEnd(quote, '\'', backslashes);
+                add(STRING, i, end, depth);
+                i = end;
+            } else if (c == 'U' || c == 'u') {
+                if (i + 2 < n && s.charAt(i + 1) == '&' && s.charAt(i + 2) == '"' && !mysql) {
+                    int end = quotedEnd(i + 2, '"', false);
+                    add(QUOTED_IDENTIFIER, i, end, depth);
+                    i = end;
+                } else {
+                    i = word(i, depth);
+                }
+            } else if (isIdentifierStart(c)) {
+                i = word(i, depth);
+            } else if (Character.isDigit(c) || (c == '.' && i + 1 < n && Character.isDigit(s.charAt(i + 1)))) {
+                int end = i + 1;
+                while (end < n && (Character.isLetterOrDigit(s.charAt(end)) || s.charAt(end) == '.'
+                        || s.charAt(end) == '_'
+                        || ((s.charAt(end) == '+' || s.charAt(end) == '-')
+                        && (s.charAt(end - 1) == 'e' || s.charAt(end - 1) == 'E')))) {
+                    end++;
+                }
+                add(NUMBER, i, end, depth);
+                i = end;
+            } else if (c == '?') {
+                if (i + 1 < n && s.charAt(i + 1) == '?') {
+                    add(OPERATOR, i, i + 2, depth);
+                    i += 2;
+                } else {
+                    add(PARAMETER, i, i + 1, depth);
+                    i++;
+                }
+            } else if (c == '(' || c == '[') {
+                add(OPEN, i, i + 1, depth);
+                if (dialect == Dialect.H2) {
+                    bracketEnds = pushBracketEnd(bracketEnds, depth, c == '[' ? squareBracketNameEnd(i) : -1);
+                }
+                depth++;
+                i++;
+            } else if (c == ')' || c == ']') {
+                depth--;
+                if (depth < 0) {
+                    throw new UnreadableSqlException("unbalanced ')' at offset " + i);
+                }
+                if (dialect == Dialect.H2 && bracketEnds[depth] >= 0) {
+                    checkSquareBracket(depth, i);
+                }
+                add(CLOSE, i, i + 1, depth);
+                i++;
+            } else if (c == '{') {
+                add(JDBC_ESCAPE_OPEN, i, i + 1, depth);
+                i++;
+            } else if (c == ',') {
+                add(COMMA, i, i + 1, depth);
+                i++;
+            } else if (c == ';') {
+                add(SEMICOLON, i, i + 1, depth);
+                i++;
+            } else if (c == '.') {
+                add(DOT, i, i + 1, depth);
+                i++;
+            } else {
+                add(OPERATOR, i, i + 1, depth);
+                i++;
+            }
+        }
+        if (depth != 0) {
+            throw new UnreadableSqlException("unbalanced '(': " + depth + " left open");
+        }
+    }
+
+    /**
+     * H2: for each open parenthesis or bracket (by depth), where H2's MSSQLServer mode ends the
+     * {@code [..]} quoted name that starts there, or -1 (a parenthesis, or no closing bracket).
+     */
+    private int[] bracketEnds;
+
+    private static int[] pushBracketEnd(int[] ends, int depth, int end) {
+        int[] grown = ends == null ? new int[Math.max(8, depth + 1)]
+                : depth < ends.length ? ends : Arrays.copyOf(ends, Math.max(depth + 1, ends.length * 2));
+        grown[depth] = end;
+        return grown;
+    }
+
+    /** The offset after the {@code ]} that ends a {@code [name]} starting at {@code i} ({@code ]]} escapes one), or -1. */
+    private int squareBracketNameEnd(int i) {
+        for (int j = i + 1; j < sql.length(); j++) {
+            if (sql.charAt(j) == ']') {
+                if (j + 1 < sql.length() && sql.charAt(j + 1) == ']') {
+                    j++;
+                } else {
+                    return j + 1;
+                }
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * H2 in MODE=MSSQLServer reads {@code [..]} as a quoted name, the other modes as an array or
+     * subscript, and the lexer cannot know the mode. The two readings are allowed to differ only
+     * where nothing can hide: when the bracket that closes at {@code close} ends elsewhere as a
+     * name, or holds names or words next to quotes or comments (code that would be a name),
+     * the text is unreadable. Arrays of literals ({@code ARRAY['a', 'b']}) and subscripts stay
+     * readable.
+     */
+    private void checkSquareBracket(int depth, int close) throws UnreadableSqlException {
+        int open = tokenOfOpen(depth);
+        int nameEnd = bracketEnds[depth];
+        if (!mayHide(starts[open], Math.max(close + 1, nameEnd))) {
+            return;
+        }
+        boolean endsAlike = nameEnd == close + 1;
+        boolean holdsWords = false;
+        for (int t = open + 1; t < size; t++) {
+            holdsWords |= kinds[t] == WORD || kinds[t] == QUOTED_IDENTIFIER;
+        }
+        if (!endsAlike || holdsWords) {
+            throw new UnreadableSqlException("the '[' at offset " + starts[open] + " closes at offset " + close
+                    + ", but H2 in MODE=MSSQLServer reads [..] as a quoted name" + (endsAlike ? "" : " that ends at offset "
+                    + (nameEnd - 1)) + "; write the array or name without quotes or comments inside");
+        }
+    }
+
+    /**
+     * True when {@code [from, to)} holds what can start a string, quoted name, comment or new
+     * statement: only then can two readings that end a bracket at different places disagree about
+     * what runs (otherwise one reading merely takes some code for a name).
+     */
+    private boolean mayHide(int from, int to) {
+        for (int j = from; j < to; j++) {
+            char c = sql.charAt(j);
+            if (c == '\'' || c == '"' || c == '`' || c == '$' || c == ';'
+                    || ((c == '-' || c == '/') && j + 1 < to && (sql.charAt(j + 1) == c || sql.charAt(j + 1) == '*'))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private int tokenOfOpen(int depth) {
+        for (int t = size - 1; t >= 0; t--) {
+            if (kinds[t] == OPEN && depths[t] == depth) {
+                return t;
+            }
+        }
+        throw new IllegalStateException("no open bracket at depth " + depth);
+    }
+
+    private int word(int i, int depth) {
+        final String s = sql;
+        int end = i + 1;
+        while (end < s.length() && isIdentifierPart(s.charAt(end))) {
+            end++;
+        }
+        add(WORD, i, end, depth);
+        return end;
+    }
+
+    /** The end of a line comment: PostgreSQL and H2 also end it at a lone carriage return. */
+    private int lineEnd(int i, boolean carriageReturnEnds) {
+        for (int j = i; j < sql.length(); j++) {
+            char c = sql.charAt(j);
+            if (c == '\n' || (c == '\r' && carriageReturnEnds)) {
+                return j + 1;
+            }
+        }
+        return sql.length();
+    }
+
+    private int blockCommentEnd(int i, boolean nested) throws UnreadableSqlException {
+        int level = 0;
+        int j = i;
+        final String s = sql;
+        while (j < s.length() - 1) {
+            if (s.charAt(j) == '/' && s.charAt(j + 1) == '*') {
+                level++;
+                j += 2;
+                if (!nested && level > 1) {
+                    level = 1;
+                }
+            } else if (s.charAt(j) == '*' && s.charAt(j + 1) == '/') {
+                level--;
+                j += 2;
+                if (level == 0) {
+                    return j;
+                }
+            } else {
+                j++;
+            }
+        }
+        throw new UnreadableSqlException("unterminated comment starting at offset " + i);
+    }
+
+    /** The end (exclusive) of a quoted run that starts at {@code i}; the quote doubles to escape itself. */
+    private int quotedEnd(int i, char quote, boolean backslashEscapes) throws UnreadableSqlException {
+        final String s = sql;
+        int j = i + 1;
+        while (j < s.length()) {
+            char c = s.charAt(j);
+            if (backslashEscapes && c == '\\') {
+                j += 2;
+            } else if (c == quote) {
+                if (j + 1 < s.length() && s.charAt(j + 1) == quote) {
+                    j += 2;
+                } else {
+                    return j + 1;
+                }
+            } else {
+                j++;
+            }
+        }
+        throw new UnreadableSqlException("unterminated " + quote + " quote starting at offset " + i);
+    }
+
+    /** E'..', N'..', B'..', X'..', U&'..' (and MariaDB's _charset'..' is read as a word then a string). */
+    private boolean isPrefixedString(int i, boolean mysql) {
+        final String s = sql;
+        char c = Character.toUpperCase(s.charAt(i));
+        if (i > 0 && isIdentifierPart(s.charAt(i - 1))) {
+            return false;
+        }
+        if ((c == 'E' && !mysql) || c == 'N' || c == 'B' || c == 'X') {
+            return i + 1 < s.length() && s.charAt(i + 1) == '\'';
+        }
+        return c == 'U' && !mysql && i + 2 < s.length() && s.charAt(i + 1) == '&' && s.charAt(i + 2) == '\'';
+    }
+
+    /**
+     * For {@code $tag$} at {@code i}: the offset after the closing {@code $} of the tag, else 0.
+     * PostgreSQL's scan.l: {@code dolq_start [A-Za-z\200-\377_]}, {@code dolq_cont
+     * [A-Za-z\200-\377_0-9]}: every byte from 0x80 up is a letter there, so every character
+     * above U+007F is one here (a non-ASCII digit too), and only ASCII digits may not start a tag.
+     */
+    private int dollarTagEnd(int i) {
+        final String s = sql;
+        if (i > 0 && isIdentifierPart(s.charAt(i - 1))) {
+            return 0;
+        }
+        int j = i + 1;
+        if (dialect == Dialect.H2) {
+            return j < s.length() && s.charAt(j) == '$' ? j + 1 : 0;
+        }
+        if (j < s.length() && s.charAt(j) != '$') {
+            if (!isDollarTagStart(s.charAt(j))) {
+                return 0;
+            }
+            j++;
+            while (j < s.length() && isDollarTagStart(s.charAt(j)) || j < s.length() && s.charAt(j) >= '0' && s.charAt(j) <= '9') {
+                j++;
+            }
+        }
+        return j < s.length() && s.charAt(j) == '$' ? j + 1 : 0;
+    }
+
+    private static boolean isDollarTagStart(char c) {
+        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' || c >= 0x80;
+    }
+
+    private int dollarQuotedEnd(int i) throws UnreadableSqlException {
+        int tagEnd = dollarTagEnd(i);
+        String tag = sql.substring(i, tagEnd);
+        int close = sql.indexOf(tag, tagEnd);
+        if (close < 0) {
+            throw new UnreadableSqlException("unterminated " + tag + " quote starting at offset " + i);
+        }
+        return close + tag.length();
+    }
+}

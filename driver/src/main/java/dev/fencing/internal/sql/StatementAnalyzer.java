@@ -1,0 +1,1419 @@
+package dev.fencing.internal.sql;
+
+import dev.fencing.internal.config.FencedTableSet;
+import dev.fencing.FencingConfig;
+import dev.fencing.internal.config.TableName;
+import net.sf.jsqlparser.parser.CCJSqlParser;
+import net.sf.jsqlparser.parser.CCJSqlParserConstants;
+import net.sf.jsqlparser.parser.StringProvider;
+import net.sf.jsqlparser.parser.Token;
+import net.sf.jsqlparser.statement.Statement;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * Turns SQL text into {@link FencePlan}s for one configuration and dialect. Thread-safe.
+ *
+ * <p>Text that names no fenced table (the {@link FencedNameFilter pre-filter} decides without
+ * parsing) and starts no procedure call passes without analysis. Everything else is analysed
+ * once per text and cached: the text is lexed, split into statements, each statement that names
+ * a fenced table is parsed by JSqlParser and its writes located in the text by
+ * {@link WriteSites}; the two readings must agree on every write and its target, or the
+ * statement is refused. Fenced writes get the check spliced into the original text.
+ */
+public final class StatementAnalyzer {
+
+    private static final System.Logger LOG = System.getLogger(StatementAnalyzer.class.getName());
+
+    private static final String[] ROUTINE_KINDS = {"FUNCTION", "PROCEDURE", "TRIGGER", "RULE", "VIEW", "EVENT",
+            "ALIAS", "PACKAGE", "AGGREGATE"};
+    /** Words that start a MariaDB compound statement (outside a stored program). */
+    private static final String[] COMPOUND_HEADS = {"IF", "CASE", "LOOP", "WHILE", "REPEAT", "FOR", "DECLARE"};
+    private static final String[] BEGIN = {"BEGIN"};
+    /** Statements after which the metadata's facts (keys, cascades) are read again. */
+    private static final String[] SCHEMA_HEADS = {"CREATE", "ALTER", "DROP", "RENAME"};
+    private static final String[] TEMPORARY = {"TEMP", "TEMPORARY"};
+    private static final String[] TRANSACTION_CONTROL = {"ROLLBACK", "COMMIT", "END", "ABORT", "SAVEPOINT", "RELEASE"};
+    private static final String[] DYNAMIC_HEADS = {"CALL", "EXEC", "EXECUTE", "DO", "PREPARE", "RUNSCRIPT"};
+    /**
+     * The statement kinds that cannot end the transaction they run in. With epoch tables, any
+     * other text (transaction control, DDL that MariaDB and H2 commit implicitly, {@code SET
+     * autocommit}, {@code LOCK TABLES}, procedure calls ..) is reported as ending it, so that the
+     * connection checks the guard again instead of trusting a check the database has let go of.
+     */
+    private static final String[] CANNOT_END_TRANSACTION = {"SELECT", "INSERT", "UPDATE", "DELETE", "MERGE", "WITH",
+            "VALUES", "TABLE", "SHOW", "EXPLAIN"};
+
+    private final FencingConfig config;
+    private final FencedTableSet fencedTables;
+    private final Dialect dialect;
+    private final FencedNameFilter filter;
+    private final PlanCache cache;
+    /** Plans by shape: texts that differ only in their literals share one analysis. */
+    private final ShapeCache shapes;
+    private final SqlParser parser;
+    private final boolean epochTables;
+    /** fencing.database-guard=required: forms the triggers check are sent as written. */
+    private final boolean guard;
+
+    /**
+     * Test-only switch (no configuration, property or environment reaches it; set by a test class in
+     * this package): every write is sent as written, with no rewrite and no front-door fence check,
+     * so that a test can show the database guard's triggers alone hold.
+     */
+    static boolean rewriteOffForTests;
+    /** How many texts were analysed (cache misses): for the plan cache's hit ratio in events. */
+    private final java.util.concurrent.atomic.AtomicLong analyses = new java.util.concurrent.atomic.AtomicLong();
+    /** What the metadata says about the fenced tables; {@link SchemaFacts#NONE} until learned. */
+    private volatile SchemaFacts facts = SchemaFacts.NONE;
+    /** The pre-filter for tables whose writes cascade into fenced ones; null when there are none. */
+    private volatile FencedNameFilter cascadeParentFilter;
+    private volatile boolean schemaKnown;
+    /** The connection that planned the last schema change: its own reading of the metadata sees it. */
+    private volatile java.lang.ref.WeakReference<Connection> schemaChangedOn;
+    private volatile long lastLearnedNanos;
+
+    public StatementAnalyzer(FencingConfig config, Dialect dialect) {
+        this.config = config;
+        this.fencedTables = FencedTableSet.of(config);
+        this.dialect = dialect;
+        this.filter = new FencedNameFilter(fencedTables.names());
+        this.cache = new PlanCache(config.planCacheSize());
+        this.shapes = new ShapeCache(config.planCacheSize());
+        this.parser = new SqlParser(dialect, config.parseTimeoutMillis());
+        this.epochTables = config.hasEpochTables();
+        this.guard = config.guardRequired();
+    }
+
+    public FencingConfig config() {
+        return config;
+    }
+
+    public Dialect dialect() {
+        return dialect;
+    }
+
+    /** The plan of a statement text; never throws for bad SQL (refusals are plans). */
+    public FencePlan plan(String sql) {
+        if (guard && sql != null && GuardTexts.touchesGuard(sql, dialect)) {
+            return FencePlan.refused(sql, firstConfiguredTable(), "the text names the database guard's session"
+                    + " variables, triggers or session_replication_role; the driver keeps the session fence itself"
+                    + " (migrations: DatabaseGuard.migrate); nothing was sent");
+        }
+        if (rewriteOffForTests && sql != null) {
+            return analyze(sql);
+        }
+        if (sql == null) {
+            return FencePlan.passThrough(null);
+        }
+        // Only texts the checks below sent to the analysis are ever cached (and the cache is
+        // cleared whenever the schema facts they read change), so a hit answers them as they would.
+        FencePlan cached = cache.cached(sql);
+        if (cached != null) {
+            return cached;
+        }
+        int head = headMask(sql);
+        if (!mentionsWatchedTable(sql) && !mayRunDynamicSql(sql, head) && (head & HEAD_TRUNCATE) == 0
+                && !(epochTables && (head & HEAD_CANNOT_END_TRANSACTION) == 0)) {
+            return (head & HEAD_SCHEMA) != 0 && !isTemporaryTableChange(sql)
+                    ? FencePlan.passThrough(sql).withSchemaChange() : FencePlan.passThrough(sql);
+        }
+        return cache.get(sql, this::analyze);
+    }
+
+    /**
+     * The plan of a text about to run on {@code connection}. The first plan, and the first after a
+     * schema change, reads the fenced tables' keys and foreign-key cascades from the metadata of
+     * the connection (transaction control excepted, so that a failed transaction can still end).
+     *
+     * @throws SQLException when the metadata cannot be read: no plan is made without it
+     */
+    public FencePlan plan(String sql, Connection connection) throws SQLException {
+        learnSchemaIfChanged(sql, connection);
+        FencePlan plan = plan(sql);
+        if (plan.changesSchema()) {
+            schemaChangedOn = new java.lang.ref.WeakReference<>(connection);
+            schemaKnown = false;
+        }
+        return plan;
+    }
+
+    private void learnSchemaIfChanged(String sql, Connection connection) throws SQLException {
+        if (schemaKnown || sql == null || startsWithAny(sql, TRANSACTION_CONTROL)) {
+            return;
+        }
+        java.lang.ref.WeakReference<Connection> changedOn = schemaChangedOn;
+        boolean ownChange = changedOn == null || changedOn.get() == connection || changedOn.get() == null;
+        if (!ownChange && System.nanoTime() - lastLearnedNanos < 1_000_000_000L) {
+            return; // another connection's schema change: read again at most once a second until it is seen
+        }
+        learnSchema(connection, ownChange);
+    }
+
+    /**
+     * Reads the fenced tables' keys and foreign-key cascades through {@code connection}'s metadata,
+     * and drops every cached plan when they changed.
+     */
+    public synchronized void learnSchema(Connection connection) throws SQLException {
+        learnSchema(connection, true);
+    }
+
+    private synchronized void learnSchema(Connection connection, boolean settles) throws SQLException {
+        SchemaFacts learned = SchemaFacts.learn(connection, config);
+        lastLearnedNanos = System.nanoTime();
+        if (!learned.equals(facts)) {
+            Set<TableName> parents = new java.util.HashSet<>();
+            for (String name : learned.cascadeParentNames()) {
+                parents.add(TableName.of(null, name));
+            }
+            cascadeParentFilter = parents.isEmpty() ? null : new FencedNameFilter(parents);
+            facts = learned;
+            shapes.clear();
+            cache.clear();
+        }
+        if (settles) {
+            schemaChangedOn = null;
+            schemaKnown = true;
+        }
+    }
+
+    /** What the metadata says about the fenced tables (none until learned). */
+    SchemaFacts facts() {
+        return facts;
+    }
+
+    /** True when the text may name a fenced table or a table whose writes cascade into one. */
+    private boolean mentionsWatchedTable(String sql) {
+        FencedNameFilter parents = cascadeParentFilter;
+        return filter.mayNameFencedTable(sql) || (parents != null && parents.mayNameFencedTable(sql));
+    }
+
+    /** How many analysed texts are cached now. */
+    public int cachedPlans() {
+        return cache.size();
+    }
+
+    /**
+     * Cheap test for a text that needs a closer look although it names no fenced table: it may
+     * start a procedure call or dynamic SQL, or holds several statements. Only a text that starts
+     * with a plain ASCII word other than a procedure keyword, and has no comment, semicolon or
+     * JDBC escape anywhere, is cleared here; everything else is lexed with the dialect's rules.
+     */
+    private static boolean mayRunDynamicSql(String sql, int head) {
+        int n = sql.length();
+        int i = 0;
+        while (i < n && (sql.charAt(i) == ' ' || sql.charAt(i) == '\t' || sql.charAt(i) == '\n')) {
+            i++;
+        }
+        if (i == n) {
+            return false;
+        }
+        char first = sql.charAt(i);
+        if (!((first >= 'a' && first <= 'z') || (first >= 'A' && first <= 'Z') || first == '(')) {
+            return true;
+        }
+        for (int j = i; j < n; j++) {
+            char c = sql.charAt(j);
+            if (c == ';' || c == '{' || c == '#' || (c == '-' && j + 1 < n && sql.charAt(j + 1) == '-')
+                    || (c == '/' && j + 1 < n && (sql.charAt(j + 1) == '*' || sql.charAt(j + 1) == '/'))
+                    // SQL-level EXECUTE hides in wrappers (EXPLAIN ANALYZE EXECUTE, CREATE TABLE .. AS EXECUTE)
+                    || ((c | 0x20) == 'e' && j + 6 < n && (sql.charAt(j + 1) | 0x20) == 'x'
+                    && sql.regionMatches(true, j, "execute", 0, 7))) {
+                return true;
+            }
+        }
+        return (head & HEAD_DYNAMIC) != 0;
+    }
+
+    private static final int HEAD_DYNAMIC = 1;
+    private static final int HEAD_TRUNCATE = 2;
+    private static final int HEAD_SCHEMA = 4;
+    private static final int HEAD_CANNOT_END_TRANSACTION = 8;
+    private static final String[] HEAD_WORDS;
+    private static final int[] HEAD_MASKS;
+
+    static {
+        java.util.Map<String, Integer> masks = new java.util.LinkedHashMap<>();
+        for (String[] words : new String[][] {DYNAMIC_HEADS, COMPOUND_HEADS, BEGIN}) {
+            for (String word : words) {
+                masks.merge(word, HEAD_DYNAMIC, (a, b) -> a | b);
+            }
+        }
+        masks.merge("TRUNCATE", HEAD_TRUNCATE, (a, b) -> a | b);
+        for (String word : SCHEMA_HEADS) {
+            masks.merge(word, HEAD_SCHEMA, (a, b) -> a | b);
+        }
+        for (String word : CANNOT_END_TRANSACTION) {
+            masks.merge(word, HEAD_CANNOT_END_TRANSACTION, (a, b) -> a | b);
+        }
+        HEAD_WORDS = masks.keySet().toArray(new String[0]);
+        HEAD_MASKS = masks.values().stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    /**
+     * What the text's first word (after ASCII white space) is, as {@code HEAD_*} bits: one pass over
+     * the word and a length-and-letter match against the few words the pre-filter cares about.
+     */
+    private static int headMask(String sql) {
+        int n = sql.length();
+        int i = 0;
+        while (i < n && (sql.charAt(i) == ' ' || sql.charAt(i) == '\t' || sql.charAt(i) == '\n')) {
+            i++;
+        }
+        int end = i;
+        while (end < n && (Character.isLetterOrDigit(sql.charAt(end)) || sql.charAt(end) == '_')) {
+            end++;
+        }
+        int length = end - i;
+        if (length == 0) {
+            return 0;
+        }
+        char first = Character.toUpperCase(sql.charAt(i));
+        int mask = 0;
+        for (int k = 0; k < HEAD_WORDS.length; k++) {
+            String word = HEAD_WORDS[k];
+            if (word.length() == length && word.charAt(0) == first && sql.regionMatches(true, i, word, 0, length)) {
+                mask |= HEAD_MASKS[k];
+            }
+        }
+        return mask;
+    }
+
+    /**
+     * {@code CREATE [GLOBAL|LOCAL] TEMP[ORARY] ..} and {@code DROP TEMPORARY ..}: a temporary table
+     * can be referenced by no permanent table, so its DDL changes no fact about the fenced tables
+     * (and applications that make one per request do not pay a metadata read each time).
+     */
+    private static boolean isTemporaryTableChange(String sql) {
+        String[] words = sql.strip().split("\\s+", 4);
+        if (words.length < 3) {
+            return false;
+        }
+        String second = words[1].toUpperCase(Locale.ROOT);
+        if (second.equals("GLOBAL") || second.equals("LOCAL")) {
+            second = words[2].toUpperCase(Locale.ROOT);
+        }
+        return (words[0].equalsIgnoreCase("CREATE") || words[0].equalsIgnoreCase("DROP"))
+                && (second.equals("TEMP") || second.equals("TEMPORARY"));
+    }
+
+    /** True when the first word (after ASCII white space) is one of {@code words}. */
+    private static boolean startsWithAny(String sql, String[] words) {
+        int n = sql.length();
+        int i = 0;
+        while (i < n && (sql.charAt(i) == ' ' || sql.charAt(i) == '\t' || sql.charAt(i) == '\n')) {
+            i++;
+        }
+        for (String word : words) {
+            int end = i + word.length();
+            if (sql.regionMatches(true, i, word, 0, word.length())
+                    && (end == n || !Character.isLetterOrDigit(sql.charAt(end)) && sql.charAt(end) != '_')) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** How many texts this analyzer has analysed (each a plan-cache miss) so far. */
+    public long analyses() {
+        return analyses.get();
+    }
+
+    /**
+     * A text-cache miss: the plan by the text's shape when the shape rule admits the text (only the
+     * first text of a shape is analysed), else the full analysis.
+     */
+    private FencePlan analyze(String sql) {
+        SqlTokens tokens;
+        try {
+            tokens = SqlTokens.lex(sql, dialect);
+        } catch (SqlTokens.UnreadableSqlException | RuntimeException e) {
+            return analyzeFully(sql, null);
+        }
+        // the test switch changes every template: no shape is made or used under it
+        FencePlan byShape = rewriteOffForTests ? null : planByShape(sql, tokens);
+        return byShape != null ? byShape : analyzeFully(sql, tokens);
+    }
+
+    private FencePlan planByShape(String sql, SqlTokens tokens) {
+        ShapeCache.Shape shape = ShapeCache.shapeOf(sql, tokens, this::mentionsWatchedTable);
+        return shape == null ? null : shapes.plan(sql, shape, key -> analyzeFully(key, null));
+    }
+
+    /**
+     * The plan the shape path gives {@code sql}, or null when the shape rule sends it to the full
+     * analysis. Not cached by text; for the proof that both paths agree.
+     */
+    public FencePlan shapePlan(String sql) {
+        try {
+            return planByShape(sql, SqlTokens.lex(sql, dialect));
+        } catch (SqlTokens.UnreadableSqlException e) {
+            return null;
+        }
+    }
+
+    /** The full analysis of {@code sql}, cached nowhere; for the proof that both paths agree. */
+    public FencePlan fullAnalysis(String sql) {
+        return analyzeFully(sql, null);
+    }
+
+    /** How many shapes have a template now. */
+    public int cachedShapes() {
+        return shapes.size();
+    }
+
+    private FencePlan analyzeFully(String sql, SqlTokens lexed) {
+        analyses.incrementAndGet();
+        try {
+            Analysis analysis = new Analysis(sql, lexed);
+            FencePlan plan = analysis.run();
+            boolean changesSchema = analysis.changesSchema || ((headMask(sql) & HEAD_SCHEMA) != 0 && !isTemporaryTableChange(sql));
+            return changesSchema ? plan.withSchemaChange() : plan;
+        } catch (RuntimeException | StackOverflowError e) {
+            LOG.log(System.Logger.Level.ERROR, "fencing-jdbc failed to analyse a statement; it is refused", e);
+            return FencePlan.refused(sql, firstConfiguredTable(), "the statement could not be analysed ("
+                    + e + "); it is refused so that nothing unchecked reaches a fenced table; nothing was sent");
+        }
+    }
+
+    /** The analysis of one text; not shared. */
+    private final class Analysis {
+        final String sql;
+        SqlTokens tokens;
+        int[] parameterOrdinals;
+        String fencedTable;
+        boolean namesFencedTable;
+        int fencedWrites;
+        int statements;
+        WriteSites.Site onlySite;
+        Splice splice;
+        int epochWrites;
+        boolean controlsTransaction;
+        boolean changesSchema;
+        final SchemaFacts facts = StatementAnalyzer.this.facts;
+        /** The text as JSqlParser is given it, when something had to be blanked; else null. */
+        char[] parserView;
+        /** A form the front door lets through only because the database guard checks it. */
+        boolean guardChecked;
+
+        private boolean hasSemicolon() {
+            for (int i = 0; i < tokens.size(); i++) {
+                if (tokens.kind(i) == SqlTokens.SEMICOLON) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        private boolean isAnyWord(int token, String[] words) {
+            for (String word : words) {
+                if (tokens.isWord(token, word)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        Analysis(String sql, SqlTokens lexed) {
+            this.sql = sql;
+            this.tokens = lexed;
+        }
+
+        FencePlan run() {
+            try {
+                if (tokens == null) {
+                    tokens = SqlTokens.lex(sql, dialect);
+                }
+            } catch (SqlTokens.UnreadableSqlException e) {
+                return FencePlan.refused(sql, firstConfiguredTable(),
+                        "the SQL cannot be read (" + e.getMessage() + "), and it may write a fenced table; nothing was sent");
+            }
+            String ambiguous = backslashStringRefusal();
+            if (ambiguous != null) {
+                return FencePlan.refused(sql, firstConfiguredTable(), ambiguous + "; nothing was sent");
+            }
+            if (dialect == Dialect.MARIADB && isMariaDbCompound()) {
+                return compound();
+            }
+            int[] hashComments = tokens.hashComments();
+            for (int k = 0; k < hashComments.length; k += 2) {
+                blank(hashComments[k], hashComments[k + 1]);
+            }
+            parameterOrdinals = new int[tokens.size()];
+            int parameters = 0;
+            for (int i = 0; i < tokens.size(); i++) {
+                if (tokens.kind(i) == SqlTokens.PARAMETER) {
+                    parameterOrdinals[i] = ++parameters;
+                }
+            }
+            splice = new Splice(sql);
+            int start = 0;
+            int rawStart = 0;
+            for (int i = 0; i <= tokens.size(); i++) {
+                if (i == tokens.size() || (tokens.kind(i) == SqlTokens.SEMICOLON && tokens.depth(i) == 0)) {
+                    int rawEnd = i == tokens.size() ? sql.length() : tokens.start(i);
+                    String refusal = null;
+                    if (i > start) {
+                        statements++;
+                        refusal = statement(start, i, rawStart, rawEnd);
+                    } else if (filter.mayNameFencedTable(sql.substring(rawStart, rawEnd))) {
+                        refusal = "a fenced table is named where the analysis sees only a comment";
+                    }
+                    if (refusal != null) {
+                        return FencePlan.refused(sql, fencedTable == null ? firstConfiguredTable() : fencedTable,
+                                refusal + "; nothing was sent");
+                    }
+                    rawStart = rawEnd + 1;
+                    start = i + 1;
+                }
+            }
+            if (guardChecked || rewriteOffForTests || guard && undiagnosable()) {
+                return checkedByTheGuard(parameters);
+            }
+            if (fencedWrites == 0 && epochWrites == 0) {
+                if (namesFencedTable) {
+                    return FencePlan.read(sql, fencedTable == null ? firstConfiguredTable() : fencedTable, controlsTransaction);
+                }
+                return controlsTransaction ? FencePlan.transactionControl(sql) : FencePlan.passThrough(sql);
+            }
+            if (fencedWrites == 0) {
+                int[] unchanged = new int[parameters];
+                for (int p = 0; p < parameters; p++) {
+                    unchanged[p] = p + 1;
+                }
+                return FencePlan.fenced(sql, fencedTable, new String[] {sql}, unchanged, new int[0], null, false, true,
+                        controlsTransaction);
+            }
+            int[] parameterOffsets = new int[parameters];
+            for (int i = 0, p = 0; i < tokens.size(); i++) {
+                if (tokens.kind(i) == SqlTokens.PARAMETER) {
+                    parameterOffsets[p++] = tokens.start(i);
+                }
+            }
+            Splice.Result spliced = splice.apply(parameterOffsets);
+            String unverified = splice.fusedEdge();
+            if (unverified == null) {
+                unverified = verifyWithParserTokens(parserView == null ? spliced
+                        : splice.apply(parameterOffsets, new String(parserView)), statements > 1 || hasSemicolon());
+            }
+            if (unverified != null) {
+                return FencePlan.refused(sql, fencedTable, unverified + "; nothing was sent");
+            }
+            boolean countIsTheFencedWrite = fencedWrites == 1 && statements == 1 && onlySite.topLevel;
+            ZeroRowCheck check = countIsTheFencedWrite ? zeroRowCheck(onlySite) : null;
+            return FencePlan.fenced(sql, fencedTable, spliced.pieces(), spliced.databaseIndexes(),
+                    spliced.fenceIndexes(), check, countIsTheFencedWrite, epochWrites > 0, controlsTransaction);
+        }
+
+        /**
+         * True when the text holds a MariaDB compound statement ({@code BEGIN NOT ATOMIC .. END},
+         * {@code IF}, {@code CASE}, {@code LOOP}, {@code WHILE}, {@code REPEAT}, {@code FOR}, a
+         * labelled block) or a stored program's body: the server reads it as one statement whose
+         * inner statements, split here at their semicolons, would be judged by their first word.
+         */
+        private boolean isMariaDbCompound() {
+            for (int i = 0; i < tokens.size(); i++) {
+                boolean head = i == 0 || (tokens.kind(i - 1) == SqlTokens.SEMICOLON && tokens.depth(i - 1) == 0);
+                if (head && (isAnyWord(i, COMPOUND_HEADS) || (tokens.isIdentifier(i) && i + 1 < tokens.size()
+                        && tokens.kind(i + 1) == SqlTokens.OPERATOR && tokens.text(i + 1).equals(":")))) {
+                    return true;
+                }
+                boolean transactionBegin = head && (i + 1 == tokens.size() || tokens.kind(i + 1) == SqlTokens.SEMICOLON
+                        || tokens.isWord(i + 1, "WORK"));
+                if (tokens.isWord(i, "BEGIN") && !transactionBegin) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /**
+         * A MariaDB compound statement runs whatever its body says, {@code EXECUTE IMMEDIATE} of a
+         * built string included: it is a procedure call. Refused when it mentions a fenced table
+         * (anywhere in the text) or holds SQL-level {@code EXECUTE}, and under
+         * {@code procedure-calls=reject}; else sent unchecked with a warning. A stored program's
+         * definition ({@code CREATE .. BEGIN .. END}) runs nothing now, and its calls follow the same rules.
+         */
+        private FencePlan compound() {
+            String table = firstConfiguredTable();
+            if (mentionsWatchedTable(sql)) {
+                return FencePlan.refused(sql, table, "a MariaDB compound statement (BEGIN NOT ATOMIC, IF, CASE, LOOP, "
+                        + "WHILE, REPEAT, FOR, a labelled block, or a stored program's body) that mentions a fenced table "
+                        + "(even inside a string) cannot be analysed; nothing was sent");
+            }
+            boolean definition = tokens.isWord(0, "CREATE");
+            String execute = definition ? null : sqlLevelExecute(0, tokens.size());
+            if (execute != null) {
+                return FencePlan.refused(sql, table, execute + "; nothing was sent");
+            }
+            if (!definition && config.procedureCalls() == FencingConfig.ProcedureCalls.REJECT) {
+                return FencePlan.refused(sql, table, "a MariaDB compound statement may write fenced tables unseen "
+                        + "(EXECUTE IMMEDIATE of a built string, for one), and " + FencingConfig.PROCEDURE_CALLS
+                        + "=reject; nothing was sent");
+            }
+            if (!definition) {
+                LOG.log(System.Logger.Level.WARNING, "fencing-jdbc cannot see what this compound statement writes; it "
+                        + "is sent unchecked ({0}=allow): {1}", FencingConfig.PROCEDURE_CALLS, abbreviate(sql));
+            }
+            return epochTables ? FencePlan.transactionControl(sql) : FencePlan.passThrough(sql);
+        }
+
+        /**
+         * Where a quoted string with a backslash ends depends on the session (PostgreSQL's
+         * {@code standard_conforming_strings}, set by {@code SET}, {@code set_config}, the URL's
+         * {@code options} or the server; MariaDB's {@code NO_BACKSLASH_ESCAPES}), and the setting
+         * can change inside the same text. Such a string may hide or reveal a neighbouring
+         * statement, so it is refused anywhere in a text that may hold several statements (any
+         * {@code ;}) or names a fenced table. Dollar-quoted strings read the same in every session.
+         */
+        private String backslashStringRefusal() {
+            if (dialect == Dialect.H2 || (sql.indexOf(';') < 0 && !filter.mayNameFencedTable(sql))) {
+                return null;
+            }
+            for (int i = 0; i < tokens.size(); i++) {
+                if (tokens.kind(i) == SqlTokens.STRING && tokens.hasBackslash(i) && sql.charAt(tokens.start(i)) != '$') {
+                    return "a string literal with a backslash in a text that names a fenced table or may hold several "
+                            + "statements: where it ends depends on session settings (standard_conforming_strings, "
+                            + "NO_BACKSLASH_ESCAPES) that the text itself can change; bind the value as a parameter, "
+                            + "or send the statements one at a time";
+                }
+            }
+            return null;
+        }
+
+        /**
+         * Analyses the statement in tokens {@code [from, to)}, which the text {@code [rawFrom, rawTo)}
+         * holds with the comments around it; returns why it is refused, or null.
+         */
+        String statement(int from, int to, int rawFrom, int rawTo) {
+            String raw = sql.substring(rawFrom, rawTo);
+            if (epochTables && !(tokens.kind(from) == SqlTokens.OPEN || isAnyWord(from, CANNOT_END_TRANSACTION))) {
+                controlsTransaction = true;
+            }
+            // Decided on the raw text, comments and strings included: where this lexer and the
+            // database's disagree about what is a comment, the statement is parsed, not passed.
+            boolean names = mentionsWatchedTable(raw);
+            changesSchema |= isAnyWord(from, SCHEMA_HEADS) && !(isAnyWord(from + 1, TEMPORARY)
+                    || ((tokens.isWord(from + 1, "GLOBAL") || tokens.isWord(from + 1, "LOCAL")) && isAnyWord(from + 2, TEMPORARY)));
+            String truncate = truncateCascade(from, to);
+            if (truncate != null) {
+                return truncate;
+            }
+            for (int i = from; i < to; i++) {
+                if (tokens.kind(i) == SqlTokens.EXECUTABLE_COMMENT
+                        && (names || config.procedureCalls() == FencingConfig.ProcedureCalls.REJECT)) {
+                    return "an executable comment (/*! .. */) in a statement that mentions a fenced table (or with "
+                            + FencingConfig.PROCEDURE_CALLS + "=reject) cannot be analysed";
+                }
+            }
+            String execute = sqlLevelExecute(from, to);
+            if (execute != null) {
+                return execute;
+            }
+            if (isSetStatementFor(from)) {
+                int inner = setStatementBody(from, to);
+                if (inner < 0) {
+                    return names ? "SET STATEMENT .. FOR without a statement after FOR" : null;
+                }
+                blank(tokens.start(from), tokens.end(inner - 1));
+                return statement(inner, to, tokens.start(inner), rawTo);
+            }
+            if (isExplain(from)) {
+                return explain(from, to, rawFrom, rawTo, names);
+            }
+            if (isDynamic(from)) {
+                if (guard) {
+                    // runs under the caller's fence; the triggers check whatever it writes
+                    guardChecked = true;
+                    return null;
+                }
+                if (names) {
+                    return "a procedure call or dynamic SQL that mentions a fenced table (even inside a string) cannot be analysed";
+                }
+                if (config.procedureCalls() == FencingConfig.ProcedureCalls.REJECT) {
+                    return "procedure calls and dynamic SQL (CALL, EXECUTE IMMEDIATE, DO, PREPARE, {call ..}) may write fenced "
+                            + "tables unseen, and " + FencingConfig.PROCEDURE_CALLS + "=reject";
+                }
+                LOG.log(System.Logger.Level.WARNING, "fencing-jdbc cannot see what this procedure call or dynamic SQL "
+                        + "writes; it is sent unchecked ({0}=allow): {1}", FencingConfig.PROCEDURE_CALLS, abbreviate(sql));
+                return null;
+            }
+            if (!names) {
+                return null;
+            }
+            namesFencedTable = true;
+            if (guard && isCopyFrom(from, to)) {
+                // COPY FROM fires row triggers (PostgreSQL)
+                guardChecked = true;
+                fencedTable = fencedTable == null ? firstConfiguredTable() : fencedTable;
+                return null;
+            }
+            if (dialect == Dialect.MARIADB && backslashStringIn(0, tokens.size())) {
+                // NO_BACKSLASH_ESCAPES and ANSI_QUOTES move where a string ends, and with it where
+                // every later statement of the text starts: a neighbour's string counts too
+                return "a string literal with a backslash in a text that writes or reads a fenced table: where it "
+                        + "ends, and so where the next statement starts, depends on the session's sql_mode "
+                        + "(NO_BACKSLASH_ESCAPES, ANSI_QUOTES); bind the value as a parameter instead";
+            }
+            for (int i = from; i < to; i++) {
+                if (tokens.kind(i) == SqlTokens.JDBC_ESCAPE_OPEN) {
+                    return "JDBC escape syntax ({fn ..}, {d ..}, {oj ..}) in a statement on a fenced table cannot be "
+                            + "analysed; write the native SQL instead";
+                }
+            }
+            // the text's own reading of the writes first: it also marks what JSqlParser cannot read
+            // but the database does (PostgreSQL's "orders *", NOT MATERIALIZED), blanked for the parser
+            List<WriteSites.Site> sites = WriteSites.find(tokens, dialect, from, to, this::blankToken);
+            Statement parsed;
+            try {
+                parsed = parser.parse(parserText(rawFrom, rawTo));
+            } catch (SqlParser.UnparseableSqlException e) {
+                if (tokens.isWord(from, "SELECT") && WriteSites.countStatementHeads(tokens, from, to) == 0
+                        && !mentionsWriteKeyword(raw)) {
+                    return null;
+                }
+                if (!isRoutineDefinition(from, to) && !namesFencedIdentifier(from, to, raw)) {
+                    return null; // the fenced name is only part of another name, a string or a comment
+                }
+                return "the SQL parser cannot read a statement that names a fenced table (" + e.getMessage()
+                        + "); rewrite it in a form the parser reads, or run it through an unfenced connection";
+            }
+            ParsedWrites writes = ParsedWrites.of(parsed, config.column());
+            if (!writes.understood) {
+                if (!isRoutineDefinition(from, to) && !namesFencedIdentifier(from, to, raw)) {
+                    return null; // e.g. CREATE TABLE orders_archive, COMMENT .. IS 'copied from orders'
+                }
+                String kind = parsed.getClass().getSimpleName().replace("Statement", "").toUpperCase(Locale.ROOT);
+                return kind + " statements that name a fenced table are refused (schema changes, LOCK, views and "
+                        + "routines over it, and the like); run them through an unfenced connection";
+            }
+            for (TableName into : writes.selectIntoTargets) {
+                TableName fenced = fencedTables.fencedTableFor(into);
+                if (fenced != null) {
+                    fencedTable = fenced.toString();
+                    return "SELECT .. INTO fenced table " + fenced + " cannot carry the check";
+                }
+            }
+            int heads = WriteSites.countStatementHeads(tokens, from, to);
+            if (sites.size() != writes.writes.size() || heads != sites.size()) {
+                return "the statement's writes could not be located with certainty (parser found "
+                        + writes.writes.size() + ", text shows " + heads + ")";
+            }
+            for (int k = 0; k < sites.size(); k++) {
+                ParsedWrites.ParsedWrite write = writes.writes.get(k);
+                WriteSites.Site site = sites.get(k);
+                TableName fenced = fencedTables.fencedTableFor(write.target());
+                // with the guard required, the triggers check cascaded writes (MariaDB's on the parents)
+                String cascade = fenced == null && !guard
+                        ? facts.cascadeInto(write.target(), cascadingEvents(write, site)) : null;
+                if (cascade != null) {
+                    fencedTable = firstConfiguredTable();
+                    return write.description() + " of " + write.target() + " reaches a fenced table through a foreign-key "
+                            + "action (" + cascade + "), where the database writes the fenced rows itself and no fence "
+                            + "check can be carried; write the fenced rows first with fenced statements, or require the "
+                            + "database guard (fencing.database-guard=required) so that the database checks cascaded writes";
+                }
+                // MERGE, REPLACE and TRUNCATE are never spliced, so only their kind must agree
+                boolean agree = site.kind == write.kind()
+                        && (site.kind == ParsedWrites.Kind.OTHER || write.target().equals(site.target(tokens)));
+                if ((write.multiTable() || site.multiTable) && guard) {
+                    // MariaDB fires the row triggers of each table it writes
+                    guardChecked = true;
+                    continue;
+                }
+                if (write.multiTable() || site.multiTable) {
+                    // MariaDB writes any of the tables it names, whichever comes first
+                    String refusal = multiTableWrite(write, raw);
+                    if (refusal != null) {
+                        return refusal;
+                    }
+                    continue;
+                }
+                if (fenced == null && agree) {
+                    continue;
+                }
+                if (fenced != null) {
+                    fencedTable = fenced.toString();
+                }
+                if (!agree) {
+                    if (site.unsupported != null && fenced != null) {
+                        return write.description() + " on fenced table " + fencedTable + " is refused: " + site.unsupported;
+                    }
+                    return "the statement's writes could not be located with certainty (" + write.description()
+                            + " of " + write.target() + ")";
+                }
+                if (fencedTables.modeOf(fenced) == FencingConfig.Mode.EPOCH) {
+                    String refusal = epochWrite(write);
+                    if (refusal != null) {
+                        return refusal;
+                    }
+                    epochWrites++;
+                    continue;
+                }
+                if (guard && (write.mysqlUpsert() || write.kind() == ParsedWrites.Kind.OTHER
+                        && !write.description().equals("TRUNCATE")) && !write.setsColumn()) {
+                    // MERGE, REPLACE and ON DUPLICATE KEY UPDATE fire the row triggers of what they change
+                    guardChecked = true;
+                    continue;
+                }
+                if (write.kind() == ParsedWrites.Kind.OTHER) {
+                    return write.description() + " on fenced table " + fencedTable + " cannot carry the fence check"
+                            + (write.description().equals("MERGE") ? "; write it as INSERT .. ON CONFLICT or UPDATE" : "");
+                }
+                if (write.mysqlUpsert()) {
+                    return "INSERT .. ON DUPLICATE KEY UPDATE on fenced table " + fencedTable
+                            + " cannot carry the check; use a fenced UPDATE and INSERT";
+                }
+                if (write.setsColumn()) {
+                    return "the statement sets the fence column " + config.column() + " of " + fencedTable
+                            + " itself; fencing-jdbc owns that column, remove it from the statement";
+                }
+                if (site.unsupported != null) {
+                    return write.description() + " on fenced table " + fencedTable + " is refused: " + site.unsupported;
+                }
+                rewrite(site);
+                fencedWrites++;
+                onlySite = site;
+            }
+            return null;
+        }
+
+        /**
+         * SQL-level {@code EXECUTE} runs a server-side prepared statement by name: after pgjdbc's
+         * prepare threshold, the driver's own fenced writes live on the server as named statements
+         * whose fence is an ordinary parameter, so {@code EXECUTE} (bare, under {@code EXPLAIN
+         * ANALYZE}, in {@code CREATE TABLE .. AS}) would run them with fence values of the caller's
+         * choice. Refused wherever it stands, under both {@code procedure-calls} values. What
+         * remains allowed: privileges ({@code GRANT EXECUTE}), a trigger's {@code EXECUTE
+         * FUNCTION|PROCEDURE} (it defines, runs nothing), and MariaDB's and H2's {@code EXECUTE
+         * IMMEDIATE}, which is dynamic SQL under {@code procedure-calls}.
+         */
+        private String sqlLevelExecute(int from, int to) {
+            if (guard) {
+                // the server-side statement runs under the session's fence, and the triggers check it
+                return null;
+            }
+            for (int i = from; i < to; i++) {
+                if (tokens.kind(i) == SqlTokens.EXECUTABLE_COMMENT
+                        && tokens.text(i).toLowerCase(Locale.ROOT).contains("execute")) {
+                    return "an executable comment (/*! .. */) that holds EXECUTE cannot be analysed";
+                }
+                if (!tokens.isWord(i, "EXECUTE")) {
+                    continue;
+                }
+                if (dialect != Dialect.POSTGRESQL && tokens.isWord(i + 1, "IMMEDIATE")) {
+                    continue;
+                }
+                if (tokens.isWord(from, "GRANT") || tokens.isWord(from, "REVOKE")
+                        || (tokens.isWord(from, "ALTER") && tokens.isWord(from + 1, "DEFAULT"))) {
+                    continue;
+                }
+                if (tokens.isWord(from, "CREATE") && i > from && !tokens.isWord(i - 1, "AS")
+                        && (tokens.isWord(i + 1, "FUNCTION") || tokens.isWord(i + 1, "PROCEDURE"))) {
+                    continue;
+                }
+                return "SQL-level EXECUTE of a server-side prepared statement (also under EXPLAIN or in CREATE TABLE .. "
+                        + "AS) may run the driver's own fenced statements with fence values of the caller's choice; it is "
+                        + "refused on connections with fenced tables under both " + FencingConfig.PROCEDURE_CALLS
+                        + " values; prepare the statement through JDBC instead, or require the database guard "
+                        + "(fencing.database-guard=required) so that the database checks what it runs";
+            }
+            return null;
+        }
+
+        /** The events a write makes on existing rows of its target ({@link SchemaFacts#DELETE}, {@link SchemaFacts#UPDATE}). */
+        private int cascadingEvents(ParsedWrites.ParsedWrite write, WriteSites.Site site) {
+            if (write.multiTable() || site.multiTable || write.kind() == ParsedWrites.Kind.OTHER) {
+                return SchemaFacts.DELETE | SchemaFacts.UPDATE; // MERGE, REPLACE (a delete), TRUNCATE ..
+            }
+            return switch (write.kind()) {
+                case DELETE -> SchemaFacts.DELETE;
+                case UPDATE -> SchemaFacts.UPDATE;
+                default -> write.mysqlUpsert() || site.hasConflictUpdate() ? SchemaFacts.UPDATE : 0;
+            };
+        }
+
+        /**
+         * PostgreSQL's {@code TRUNCATE .. CASCADE} also empties every table that references the
+         * ones it names, at any depth: refused when a fenced table is among them.
+         */
+        private String truncateCascade(int from, int to) {
+            if (dialect != Dialect.POSTGRESQL || !tokens.isWord(from, "TRUNCATE")) {
+                return null;
+            }
+            boolean cascade = false;
+            for (int i = from; i < to; i++) {
+                cascade |= tokens.isWord(i, "CASCADE");
+            }
+            if (!cascade) {
+                return null;
+            }
+            for (int i = from + 1; i < to; i++) {
+                if (tokens.isIdentifier(i) && facts.referencedByFencedTable(TableName.of(null, tokens.identifier(i)))) {
+                    fencedTable = firstConfiguredTable();
+                    return "TRUNCATE .. CASCADE of " + tokens.identifier(i) + " also empties the fenced tables that "
+                            + "reference it; delete the fenced rows with fenced statements instead";
+                }
+            }
+            return null;
+        }
+
+        /** MariaDB's {@code SET STATEMENT var = value [, ..] FOR statement}. */
+        private boolean isSetStatementFor(int head) {
+            return dialect == Dialect.MARIADB && tokens.isWord(head, "SET") && tokens.isWord(head + 1, "STATEMENT");
+        }
+
+        /** The first token of the statement after {@code SET STATEMENT .. FOR}, or -1. */
+        private int setStatementBody(int head, int to) {
+            for (int i = head + 2; i < to; i++) {
+                if (tokens.depth(i) == tokens.depth(head) && tokens.isWord(i, "FOR")) {
+                    return i + 1 < to ? i + 1 : -1;
+                }
+            }
+            return -1;
+        }
+
+        private static final String[] EXPLAINED_HEADS = {"SELECT", "WITH", "VALUES", "TABLE", "INSERT", "UPDATE",
+                "DELETE", "MERGE", "REPLACE", "UPSERT", "EXECUTE", "CREATE", "DECLARE"};
+
+        private boolean isExplain(int head) {
+            return tokens.isWord(head, "EXPLAIN") || tokens.isWord(head, "ANALYZE") || tokens.isWord(head, "ANALYSE")
+                    || (dialect == Dialect.MARIADB && (tokens.isWord(head, "DESCRIBE") || tokens.isWord(head, "DESC")));
+        }
+
+        /**
+         * {@code EXPLAIN} (and MariaDB's {@code ANALYZE stmt}, {@code DESCRIBE}) is classified by what
+         * it explains: a read is a read; a write is a read too when it is only planned, but refused
+         * when the wrapper runs it ({@code ANALYZE}), since the check cannot be carried there. A bare
+         * {@code ANALYZE table} only gathers statistics.
+         */
+        private String explain(int head, int to, int rawFrom, int rawTo, boolean names) {
+            int inner = head + 1;
+            boolean maintenance = (tokens.isWord(head, "ANALYZE") || tokens.isWord(head, "ANALYSE"))
+                    && (tokens.isWord(inner, "TABLE") || tokens.isWord(inner, "LOCAL") || tokens.isWord(inner, "NO_WRITE_TO_BINLOG"));
+            while (!maintenance && inner < to && !isAnyWord(inner, EXPLAINED_HEADS)) {
+                if (tokens.kind(inner) == SqlTokens.OPEN && isAnyWord(inner + 1, EXPLAINED_HEADS)) {
+                    break;
+                }
+                inner = tokens.kind(inner) == SqlTokens.OPEN ? closeOf(inner) + 1 : inner + 1;
+            }
+            namesFencedTable |= names;
+            if (maintenance || inner >= to || !names) {
+                return null; // statistics, DESCRIBE of a table, or nothing fenced in sight
+            }
+            boolean runs = !tokens.isWord(head, "EXPLAIN") && !tokens.isWord(head, "DESCRIBE") && !tokens.isWord(head, "DESC")
+                    || sql.substring(rawFrom, tokens.start(inner)).toLowerCase(Locale.ROOT).contains("analy");
+            if (!runs) {
+                return null; // only planned: nothing is executed
+            }
+            String refusal = "EXPLAIN ANALYZE runs the statement it explains, and the fence check cannot be carried "
+                    + "there; EXPLAIN it without ANALYZE, or run it through an unfenced connection";
+            Statement parsed;
+            try {
+                parsed = parser.parse(parserText(tokens.start(inner), rawTo));
+            } catch (SqlParser.UnparseableSqlException e) {
+                return refusal + " (the explained statement cannot be read: " + e.getMessage() + ")";
+            }
+            ParsedWrites writes = ParsedWrites.of(parsed, config.column());
+            if (!writes.understood || !writes.selectIntoTargets.isEmpty()
+                    || WriteSites.countStatementHeads(tokens, inner, to) > 0) {
+                return refusal;
+            }
+            for (ParsedWrites.ParsedWrite write : writes.writes) {
+                if (fencedTables.fencedTableFor(write.target()) != null
+                        || facts.cascadeInto(write.target(), SchemaFacts.DELETE | SchemaFacts.UPDATE) != null) {
+                    return refusal;
+                }
+            }
+            return writes.writes.isEmpty() ? null : refusal;
+        }
+
+        /**
+         * A statement that defines code or a view ({@code CREATE [OR REPLACE] FUNCTION, PROCEDURE,
+         * TRIGGER, RULE, VIEW, EVENT, ALIAS ..}): its body, often a string, runs later, so any
+         * mention of a fenced table counts, not only an identifier.
+         */
+        private boolean isRoutineDefinition(int from, int to) {
+            if (!tokens.isWord(from, "CREATE") && !tokens.isWord(from, "ALTER")) {
+                return false;
+            }
+            for (int i = from + 1; i < Math.min(to, from + 8); i++) {
+                if (isAnyWord(i, ROUTINE_KINDS)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /**
+         * True when a fenced table's name stands as an identifier (not as part of a longer name, in a
+         * string or a comment) in the statement, as this lexer or JSqlParser's tokenizer reads it;
+         * {@code U&".."} identifiers can spell any name, so they count too.
+         */
+        private boolean namesFencedIdentifier(int from, int to, String raw) {
+            for (int i = from; i < to; i++) {
+                if (tokens.isIdentifier(i) && (isFencedName(tokens.identifier(i))
+                        || tokens.text(i).regionMatches(true, 0, "u&\"", 0, 3))) {
+                    return true;
+                }
+            }
+            try {
+                CCJSqlParser second = parser(raw);
+                for (Token token = second.getNextToken(); token.kind != CCJSqlParserConstants.EOF; token = second.getNextToken()) {
+                    if (token.image != null && isFencedName(dev.fencing.internal.config.Identifiers.unquote(token.image)
+                            .toLowerCase(Locale.ROOT))) {
+                        return true;
+                    }
+                }
+            } catch (RuntimeException | Error e) {
+                return true;
+            }
+            return false;
+        }
+
+        private boolean isFencedName(String identifier) {
+            for (TableName table : fencedTables.names()) {
+                if (table.table().equals(identifier)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /** The text JSqlParser reads: the original, with what it cannot read but the database does blanked. */
+        private String parserText(int rawFrom, int rawTo) {
+            return parserView == null ? sql.substring(rawFrom, rawTo) : new String(parserView, rawFrom, rawTo - rawFrom);
+        }
+
+        private void blankToken(int token) {
+            blank(tokens.start(token), tokens.end(token));
+        }
+
+        private void blank(int start, int end) {
+            if (parserView == null) {
+                parserView = sql.toCharArray();
+            }
+            java.util.Arrays.fill(parserView, start, end, ' ');
+        }
+
+        private int closeOf(int open) {
+            int depth = tokens.depth(open);
+            for (int i = open + 1; i < tokens.size(); i++) {
+                if (tokens.kind(i) == SqlTokens.CLOSE && tokens.depth(i) == depth) {
+                    return i;
+                }
+            }
+            return tokens.size() - 1;
+        }
+
+        /**
+         * A write to an epoch-mode table needs no rewrite: the guard row, checked in the same
+         * transaction, protects INSERT, UPDATE, DELETE, MERGE and upserts alike. Only what bypasses
+         * row-level writing altogether is refused.
+         */
+        private String epochWrite(ParsedWrites.ParsedWrite write) {
+            if (write.description().equals("TRUNCATE")) {
+                return "TRUNCATE on fenced table " + fencedTable + " is refused (it is not a row-level write; delete the rows "
+                        + "instead)";
+            }
+            return null;
+        }
+
+        /**
+         * A write of several tables (MariaDB) may change any table it names, not only the first:
+         * refused when it names a row-mode fenced table, guarded when it names only epoch-mode ones.
+         */
+        private String multiTableWrite(ParsedWrites.ParsedWrite write, String raw) {
+            boolean epochOnly = true;
+            TableName named = null;
+            for (TableName table : fencedTables.names()) {
+                if (new FencedNameFilter(java.util.Set.of(table)).mayNameFencedTable(raw)) {
+                    if (named == null || fencedTables.modeOf(table) == FencingConfig.Mode.ROW) {
+                        named = table;
+                    }
+                    epochOnly &= fencedTables.modeOf(table) == FencingConfig.Mode.EPOCH;
+                }
+            }
+            FencedNameFilter parents = cascadeParentFilter;
+            if (named == null && !guard && parents != null && parents.mayNameFencedTable(raw)) {
+                fencedTable = firstConfiguredTable();
+                return "a " + write.description() + " of several tables that names a table whose writes cascade into a "
+                        + "fenced table cannot carry the check; write each table in its own statement, or require the "
+                        + "database guard (fencing.database-guard=required)";
+            }
+            if (named == null) {
+                return null;
+            }
+            fencedTable = named.toString();
+            if (!epochOnly) {
+                return "a " + write.description() + " of several tables that names fenced table " + fencedTable
+                        + " cannot carry the check (it may write any table it names); write each table in its own statement";
+            }
+            epochWrites++;
+            return null;
+        }
+
+        private boolean backslashStringIn(int from, int to) {
+            for (int i = from; i < to; i++) {
+                if (tokens.kind(i) == SqlTokens.STRING && tokens.hasBackslash(i)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /**
+         * The plan of a text sent as written because the database guard checks it: a write needs a
+         * fence in scope (a procedure call need not: it may write nothing fenced).
+         */
+        private FencePlan checkedByTheGuard(int parameters) {
+            if (rewriteOffForTests || fencedWrites == 0 && epochWrites == 0 && !namesFencedTable) {
+                return (controlsTransaction ? FencePlan.transactionControl(sql) : FencePlan.passThrough(sql)).markCheckedByGuard();
+            }
+            int[] unchanged = new int[parameters];
+            for (int p = 0; p < parameters; p++) {
+                unchanged[p] = p + 1;
+            }
+            return FencePlan.fenced(sql, fencedTable == null ? firstConfiguredTable() : fencedTable, new String[] {sql},
+                    unchanged, new int[0], null, false, epochWrites > 0, controlsTransaction).markCheckedByGuard();
+        }
+
+        /**
+         * True when a fenced write's zero rows could not be told apart (CTE writes, several statements,
+         * upserts with a WHERE of their own): with the guard, the trigger decides instead, so a newer
+         * fence fails the statement as a whole rather than being skipped quietly.
+         */
+        private boolean undiagnosable() {
+            if (fencedWrites == 0) {
+                return false;
+            }
+            if (fencedWrites > 1 || statements > 1 || !onlySite.topLevel || onlySite.withWrites) {
+                return true;
+            }
+            return onlySite.kind == ParsedWrites.Kind.INSERT && onlySite.hasConflictUpdate()
+                    && onlySite.conflictWhereKeyword >= 0;
+        }
+
+        /** {@code COPY <table> [(columns)] FROM ..}: a write (COPY .. TO reads). */
+        private boolean isCopyFrom(int from, int to) {
+            if (!tokens.isWord(from, "COPY")) {
+                return false;
+            }
+            for (int i = from + 1; i < to; i++) {
+                if (tokens.depth(i) == tokens.depth(from) && (tokens.isWord(i, "FROM") || tokens.isWord(i, "TO"))) {
+                    return tokens.isWord(i, "FROM");
+                }
+            }
+            return false;
+        }
+
+        private boolean isDynamic(int head) {
+            return isDynamicHead(tokens, head);
+        }
+
+        /**
+         * Checks the spliced text with JSqlParser's own tokenizer, a second lexer: every fence must
+         * stand as a token of its own (not inside what that lexer takes for a comment or a string).
+         * With {@code reparse} (a text with a {@code ;}) the spliced text must also still parse.
+         *
+         * <p>Why one statement is not parsed again: what is inserted is fixed, self-delimiting text
+         * (parentheses, {@code AND}, a column, a fence placeholder) at boundaries of tokens this
+         * lexer found, around writes whose places JSqlParser's parse of the original confirmed
+         * (same writes, same targets); {@link Splice#fusedEdge} checks that no insertion joins a
+         * neighbouring word or number, and the scan below that the fences stand alone for a second
+         * lexer. A second parse would add only that the result is grammatical, and a single statement
+         * that is not is rejected by the database as a whole, with nothing run. In a text with a
+         * {@code ;} (several statements, or empty ones) the statements before it may run, so there
+         * the parse stays.
+         */
+        private String verifyWithParserTokens(Splice.Result spliced, boolean reparse) {
+            String marker = "9223372036854775" + (sql.contains("9223372036854775806") ? "795" : "806");
+            String text = String.join(marker, spliced.pieces());
+            CCJSqlParser parser = parser(text);
+            int seen = 0;
+            try {
+                for (Token token = parser.getNextToken(); token.kind != CCJSqlParserConstants.EOF; token = parser.getNextToken()) {
+                    if (marker.equals(token.image)) {
+                        seen++;
+                    }
+                }
+            } catch (RuntimeException | Error e) {
+                return "the rewritten statement cannot be read back (" + e.getMessage() + ")";
+            }
+            if (seen != spliced.fenceIndexes().length) {
+                return "the fence check would not reach the database intact (the text's comments or quotes are "
+                        + "ambiguous)";
+            }
+            if (!reparse) {
+                return null;
+            }
+            try {
+                parser(text).Statements();
+            } catch (Exception | Error e) {
+                return "the rewritten statement does not parse (" + firstLine(e.getMessage()) + ")";
+            }
+            return null;
+        }
+
+        private CCJSqlParser parser(String text) {
+            return SqlParser.configure(new CCJSqlParser(new StringProvider(text)), dialect);
+        }
+
+        private void rewrite(WriteSites.Site site) {
+            String column = config.column();
+            String qualifier = site.alias >= 0 ? tokens.text(site.alias) : tokens.text(site.targetLast);
+            String check = "COALESCE(" + qualifier + "." + column + ", 0) " + config.comparison().operator() + " " + Splice.FENCE;
+            String assignment = ", " + column + " = " + Splice.FENCE;
+            switch (site.kind) {
+                case UPDATE -> {
+                    splice.insert(tokens.end(site.assignmentsLast), assignment);
+                    where(site.whereKeyword, site.whereLast, site.bodyLast, check);
+                }
+                case DELETE -> where(site.whereKeyword, site.whereLast, site.bodyLast, check);
+                case INSERT -> {
+                    if (site.columnsClose >= 0) {
+                        splice.insert(tokens.start(site.columnsClose), ", " + column);
+                    }
+                    for (int close : site.rowCloses) {
+                        splice.insert(tokens.start(close), ", " + Splice.FENCE);
+                    }
+                    if (site.defaultValuesFirst >= 0) {
+                        splice.replace(tokens.start(site.defaultValuesFirst), tokens.end(site.defaultValuesLast),
+                                "(" + column + ") VALUES (" + Splice.FENCE + ")");
+                    }
+                    String fenceValue = "CAST(" + Splice.FENCE + (dialect == Dialect.MARIADB ? " AS SIGNED)" : " AS BIGINT)");
+                    if (site.selectListLast >= 0) {
+                        splice.insert(tokens.end(site.selectListLast), ", " + fenceValue);
+                    } else if (site.queryFirst >= 0) {
+                        splice.insert(tokens.start(site.queryFirst), "SELECT fencing_src.*, " + fenceValue + " FROM (");
+                        splice.insert(tokens.end(site.queryLast), ") fencing_src");
+                    }
+                    if (site.hasConflictUpdate()) {
+                        splice.insert(tokens.end(site.conflictAssignmentsLast), assignment);
+                        where(site.conflictWhereKeyword, site.conflictWhereLast, site.conflictBodyLast, check);
+                    }
+                }
+                default -> throw new IllegalStateException("not a fenceable write: " + site.kind);
+            }
+        }
+
+        private void where(int keyword, int last, int bodyLast, String check) {
+            if (keyword >= 0) {
+                splice.insert(tokens.start(keyword + 1), "(");
+                splice.insert(tokens.end(last), ") AND " + check);
+            } else {
+                splice.insert(tokens.end(bodyLast), " WHERE " + check);
+            }
+        }
+
+        private ZeroRowCheck zeroRowCheck(WriteSites.Site site) {
+            if (site.kind == ParsedWrites.Kind.INSERT) {
+                if (site.hasConflictUpdate() && site.conflictWhereKeyword < 0 && !site.rowCloses.isEmpty()) {
+                    return ZeroRowCheck.expectedRows(site.rowCloses.size());
+                }
+                return null;
+            }
+            if (site.withWrites) {
+                return null; // the diagnosis would run the CTE's writes again
+            }
+            String qualifier = site.alias >= 0 ? tokens.text(site.alias) : tokens.text(site.targetLast);
+            StringBuilder query = new StringBuilder();
+            int[] parameters = new int[0];
+            if (site.withFirst >= 0) {
+                query.append(sql, tokens.start(site.withFirst), tokens.end(site.withLast)).append(' ');
+                parameters = append(parameters, site.withFirst, site.withLast);
+            }
+            query.append("SELECT MAX(COALESCE(").append(qualifier).append('.')
+                    .append(config.column()).append(", 0)) FROM ");
+            boolean usingNamesTarget = dialect == Dialect.MARIADB && site.kind == ParsedWrites.Kind.DELETE
+                    && site.fromKeyword >= 0;
+            if (usingNamesTarget) {
+                // MariaDB's DELETE .. USING lists the target among its tables: naming it again is an error
+                query.append(sql, tokens.start(site.fromKeyword + 1), tokens.end(site.fromLast));
+                parameters = append(parameters, site.fromKeyword + 1, site.fromLast);
+                if (site.whereKeyword >= 0) {
+                    query.append(" WHERE ").append(sql, tokens.start(site.whereKeyword + 1), tokens.end(site.whereLast));
+                    parameters = append(parameters, site.whereKeyword + 1, site.whereLast);
+                }
+                return ZeroRowCheck.newestFenceQuery(query.toString(), parameters);
+            }
+            int targetEnd = site.alias >= 0 ? site.alias : site.targetLast;
+            ZeroRowCheck byKey = keyCheck(site, qualifier, targetEnd);
+            query.append(sql, tokens.start(site.targetFirst), tokens.end(targetEnd));
+            if (site.fromKeyword >= 0) {
+                query.append(", ").append(sql, tokens.start(site.fromKeyword + 1), tokens.end(site.fromLast));
+                parameters = append(parameters, site.fromKeyword + 1, site.fromLast);
+            }
+            if (site.whereKeyword >= 0) {
+                query.append(" WHERE ").append(sql, tokens.start(site.whereKeyword + 1), tokens.end(site.whereLast));
+                parameters = append(parameters, site.whereKeyword + 1, site.whereLast);
+            }
+            return ZeroRowCheck.newestFenceQuery(query.toString(), parameters, byKey);
+        }
+
+        /**
+         * The diagnosis by key: the top-level conjuncts of the WHERE clause of the form {@code
+         * column = value} ({@code value} a parameter or a literal, {@code column} the target's), when
+         * their columns cover a primary key or a unique index of the target; null otherwise (an OR at
+         * the top, no whole key, a column of another table ..).
+         */
+        private ZeroRowCheck keyCheck(WriteSites.Site site, String qualifier, int targetEnd) {
+            List<Set<String>> keys = facts.keysOf(site.target(tokens));
+            if (keys.isEmpty() || site.whereKeyword < 0) {
+                return null;
+            }
+            int depth = tokens.depth(site.whereKeyword);
+            List<int[]> conjuncts = new java.util.ArrayList<>();
+            int start = site.whereKeyword + 1;
+            boolean between = false;
+            for (int i = start; i <= site.whereLast; i++) {
+                if (tokens.depth(i) != depth) {
+                    continue;
+                }
+                if (tokens.isWord(i, "OR") || tokens.isWord(i, "XOR") || (tokens.kind(i) == SqlTokens.OPERATOR
+                        && (tokens.text(i).equals("|") || tokens.text(i).equals("&")))) {
+                    return null; // MariaDB's || and && are OR and AND; any of it at the top: no conjunction to trust
+                }
+                if (tokens.isWord(i, "BETWEEN")) {
+                    between = true;
+                } else if (tokens.isWord(i, "AND")) {
+                    if (between) {
+                        between = false;
+                    } else {
+                        conjuncts.add(new int[] {start, i - 1});
+                        start = i + 1;
+                    }
+                }
+            }
+            conjuncts.add(new int[] {start, site.whereLast});
+            java.util.Map<String, int[]> equalities = new java.util.LinkedHashMap<>();
+            for (int[] conjunct : conjuncts) {
+                String column = keyEquality(conjunct[0], conjunct[1], site, qualifier);
+                if (column != null) {
+                    equalities.putIfAbsent(column, conjunct);
+                }
+            }
+            for (Set<String> key : keys) {
+                if (!equalities.keySet().containsAll(key)) {
+                    continue;
+                }
+                StringBuilder query = new StringBuilder("SELECT MAX(COALESCE(").append(qualifier).append('.')
+                        .append(config.column()).append(", 0)) FROM ")
+                        .append(sql, tokens.start(site.targetFirst), tokens.end(targetEnd)).append(" WHERE ");
+                int[] parameters = new int[0];
+                String separator = "";
+                for (String column : key) {
+                    int[] conjunct = equalities.get(column);
+                    query.append(separator).append(sql, tokens.start(conjunct[0]), tokens.end(conjunct[1]));
+                    parameters = append(parameters, conjunct[0], conjunct[1]);
+                    separator = " AND ";
+                }
+                return ZeroRowCheck.newestFenceQuery(query.toString(), parameters);
+            }
+            return null;
+        }
+
+        /**
+         * The column (folded) of a conjunct {@code [q.]column = value} or {@code value = [q.]column}
+         * in tokens {@code [first, last]}, where {@code q} is the target's alias or name (a bare column
+         * only when the write reads no other table) and {@code value} a parameter, a number or a
+         * string; else null.
+         */
+        private String keyEquality(int first, int last, WriteSites.Site site, String qualifier) {
+            for (int equals = first + 1; equals < last; equals++) {
+                if (tokens.kind(equals) == SqlTokens.OPERATOR && tokens.text(equals).equals("=")) {
+                    String column = columnOf(first, equals - 1, site, qualifier);
+                    if (column != null && isPlainValue(equals + 1, last)) {
+                        return column;
+                    }
+                    column = columnOf(equals + 1, last, site, qualifier);
+                    return column != null && isPlainValue(first, equals - 1) ? column : null;
+                }
+            }
+            return null;
+        }
+
+        private String columnOf(int first, int last, WriteSites.Site site, String qualifier) {
+            if (first == last && tokens.isIdentifier(first) && site.fromKeyword < 0) {
+                return tokens.identifier(first);
+            }
+            if (last == first + 2 && tokens.isIdentifier(first) && tokens.kind(first + 1) == SqlTokens.DOT
+                    && tokens.isIdentifier(last) && dev.fencing.internal.config.Identifiers.unquote(tokens.text(first))
+                    .equalsIgnoreCase(dev.fencing.internal.config.Identifiers.unquote(qualifier))) {
+                return tokens.identifier(last);
+            }
+            return null;
+        }
+
+        private boolean isPlainValue(int first, int last) {
+            if (first == last) {
+                byte kind = tokens.kind(first);
+                return kind == SqlTokens.PARAMETER || kind == SqlTokens.NUMBER
+                        || (kind == SqlTokens.STRING && !tokens.hasBackslash(first));
+            }
+            return last == first + 1 && tokens.kind(first) == SqlTokens.OPERATOR && tokens.text(first).equals("-")
+                    && tokens.kind(last) == SqlTokens.NUMBER;
+        }
+
+        private int[] append(int[] parameters, int first, int last) {
+            int count = 0;
+            for (int i = first; i <= last; i++) {
+                if (parameterOrdinals[i] > 0) {
+                    count++;
+                }
+            }
+            int[] all = java.util.Arrays.copyOf(parameters, parameters.length + count);
+            int next = parameters.length;
+            for (int i = first; i <= last; i++) {
+                if (parameterOrdinals[i] > 0) {
+                    all[next++] = parameterOrdinals[i];
+                }
+            }
+            return all;
+        }
+    }
+
+    /** True when token {@code head}, the first of a statement, makes it a procedure call or dynamic SQL. */
+    static boolean isDynamicHead(SqlTokens tokens, int head) {
+        if (tokens.kind(head) == SqlTokens.JDBC_ESCAPE_OPEN) {
+            return true;
+        }
+        for (String word : DYNAMIC_HEADS) {
+            if (tokens.isWord(head, word)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** True when a write keyword appears anywhere in the text (a parse failure hides where). */
+    private static boolean mentionsWriteKeyword(String raw) {
+        String upper = raw.toUpperCase(Locale.ROOT);
+        for (String keyword : new String[] {"INSERT", "UPDATE", "DELETE", "MERGE", "TRUNCATE", "REPLACE", "UPSERT", "COPY", "CALL"}) {
+            if (upper.contains(keyword)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String firstLine(String message) {
+        if (message == null) {
+            return "no message";
+        }
+        int newline = message.indexOf('\n');
+        return newline < 0 ? message : message.substring(0, newline);
+    }
+
+    private String firstConfiguredTable() {
+        return fencedTables.names().iterator().next().toString();
+    }
+
+    private static String abbreviate(String sql) {
+        return sql.length() <= 200 ? sql : sql.substring(0, 200) + "...";
+    }
+}

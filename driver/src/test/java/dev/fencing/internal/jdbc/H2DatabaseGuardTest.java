@@ -1,0 +1,95 @@
+package dev.fencing.internal.jdbc;
+
+import dev.fencing.jdbc.FencingDataSource;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+
+/**
+ * The database guard on an H2 in-memory database of its own; the trigger is
+ * {@link dev.fencing.internal.guard.H2GuardTrigger}. {@code pay} is a Java function of this class, run by
+ * H2 in the caller's session, as a stored function would be.
+ */
+public class H2DatabaseGuardTest extends DatabaseGuardContract {
+
+    private static final DataSource DATABASE = H2.database();
+
+    @Override
+    DataSource raw() {
+        return DATABASE;
+    }
+
+    @Override
+    String schema() {
+        return "PUBLIC";
+    }
+
+    @Override
+    List<String> payFunction() {
+        return List.of("CREATE ALIAS IF NOT EXISTS pay FOR '" + H2DatabaseGuardTest.class.getName() + ".pay'");
+    }
+
+    /** H2's function {@code pay(id)}: updates the order in the calling session. */
+    public static int pay(Connection session, long orderId) throws SQLException {
+        try (Statement statement = session.createStatement()) {
+            return statement.executeUpdate("UPDATE orders SET status = 'paid' WHERE id = " + orderId) > 0 ? 1 : 0;
+        }
+    }
+
+    @Override
+    String setSessionLock(String lock) {
+        return "SET @FENCING_LOCK = '" + lock + "'";
+    }
+
+    @Override
+    String setSessionFence(long fence) {
+        return "SET @FENCING_FENCE = " + fence;
+    }
+
+    /** H2 writes through a view only with an INSTEAD OF trigger of its own. */
+    @Override
+    boolean updatableViews() {
+        return false;
+    }
+
+    @org.junit.jupiter.api.Test
+    void mergeRunsUnderTheGuardAndMeetsTheTrigger() throws Exception {
+        String merge = "MERGE INTO orders o USING (VALUES (1, 'merged')) v (id, status) ON o.id = v.id"
+                + " WHEN MATCHED THEN UPDATE SET status = v.status";
+        try (FencingDataSource fenced = new FencingDataSource(raw(), config());
+             Connection connection = fenced.getConnection(); Statement statement = connection.createStatement()) {
+            try (dev.fencing.Fence.Scope stale = dev.fencing.Fence.enter(4)) {
+                org.assertj.core.api.Assertions.assertThatThrownBy(() -> statement.execute(merge))
+                        .isInstanceOf(dev.fencing.StaleFenceException.class);
+            }
+            try (dev.fencing.Fence.Scope current = dev.fencing.Fence.enter(9)) {
+                statement.execute(merge);
+            }
+        }
+        org.assertj.core.api.Assertions.assertThat(order(1)).isEqualTo("merged@9");
+    }
+
+    @org.junit.jupiter.api.Test
+    void theUrlDriverKeepsTheSessionFenceToo() throws Exception {
+        java.util.Properties properties = new java.util.Properties();
+        properties.setProperty("fencing.tables", "PUBLIC.orders");
+        properties.setProperty("fencing.database-guard", "required");
+        String url = "jdbc:fencing:" + ((org.h2.jdbcx.JdbcDataSource) DATABASE).getURL().substring("jdbc:".length());
+        try (Connection connection = java.sql.DriverManager.getConnection(url, properties);
+             Statement statement = connection.createStatement()) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> statement.executeQuery("SELECT pay(1)").close())
+                    .isInstanceOf(dev.fencing.MissingFenceException.class);
+            try (dev.fencing.Fence.Scope stale = dev.fencing.Fence.enter(4)) {
+                org.assertj.core.api.Assertions.assertThatThrownBy(() -> statement.executeQuery("SELECT pay(1)").close())
+                        .isInstanceOf(dev.fencing.StaleFenceException.class);
+            }
+            try (dev.fencing.Fence.Scope current = dev.fencing.Fence.enter(6)) {
+                statement.executeQuery("SELECT pay(1)").close();
+            }
+        }
+        org.assertj.core.api.Assertions.assertThat(order(1)).isEqualTo("paid@6");
+    }
+}

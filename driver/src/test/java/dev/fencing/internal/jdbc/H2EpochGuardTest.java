@@ -1,0 +1,42 @@
+package dev.fencing.internal.jdbc;
+
+import javax.sql.DataSource;
+
+/** Epoch fencing on an H2 in-memory database of its own. */
+class H2EpochGuardTest extends EpochGuardContract {
+
+    private static final DataSource DATABASE = H2.database();
+
+    @Override
+    DataSource raw() {
+        return DATABASE;
+    }
+
+    @Override
+    String lockGuardRowNowait() {
+        return "SELECT fence FROM fencing_epochs WHERE lock_name = ? FOR UPDATE NOWAIT";
+    }
+
+    /** H2 keeps the guard row locked by the statements that found it newer, until the transaction ends. */
+    @Override
+    boolean staleCheckLeavesGuardRowFree() {
+        return false;
+    }
+
+    /** H2's {@code setReadOnly} is only a hint: its transactions still write. */
+    @Override
+    boolean readOnlyTransactions() {
+        return false;
+    }
+
+    /** None: the analyzer cannot read H2's {@code SELECT .. FROM FINAL TABLE (INSERT ..)} (it refuses it). */
+    @Override
+    String returningInsert() {
+        return null;
+    }
+
+    @Override
+    java.util.List<String> statementsThatEndTheTransaction() {
+        return java.util.List.of("CREATE TABLE epoch_ddl_probe (i INT)", "SET AUTOCOMMIT TRUE");
+    }
+}
