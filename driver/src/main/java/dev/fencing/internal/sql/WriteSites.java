@@ -386,89 +386,113 @@ final class WriteSites {
         if (tokens.isWord(i, "OVERRIDING")) {
             i += 3;
         }
-        int bodyEnd;
+        int bodyEnd = insertedRows(site, i, to, depth);
+        if (bodyEnd >= 0) {
+            afterInsertedRows(site, bodyEnd, to, depth);
+        }
+    }
+
+    /**
+     * Reads what is inserted, from token {@code i}: DEFAULT VALUES, VALUES rows or a query.
+     * Returns the index after it, or -1 (site marked unsupported).
+     */
+    private int insertedRows(Draft site, int i, int to, int depth) {
         if (tokens.isWord(i, "DEFAULT") && tokens.isWord(i + 1, "VALUES")) {
             if (site.columnsClose >= 0) {
                 site.unsupported = "DEFAULT VALUES after a column list";
-                return;
+                return -1;
             }
             site.defaultValuesFirst = i;
             site.defaultValuesLast = i + 1;
-            bodyEnd = i + 2;
-        } else if (tokens.isWord(i, "VALUES") || tokens.isWord(i, "VALUE")) {
-            if (site.columnsClose < 0) {
-                site.unsupported = "an INSERT without a column list (name the columns so the fence column can be added)";
-                return;
-            }
-            int j = i + 1;
-            while (j < to && tokens.kind(j) == SqlTokens.OPEN) {
-                int close = closeOf(j);
-                site.rows.add(new WriteSite.Span(j, close));
-                j = close + 1;
-                if (j < to && tokens.kind(j) == SqlTokens.COMMA) {
-                    j++;
-                } else {
-                    break;
-                }
-            }
-            if (site.rows.isEmpty()) {
-                site.unsupported = "VALUES rows of an unexpected shape (use VALUES (..), (..))";
-                return;
-            }
-            bodyEnd = j;
-        } else if (tokens.isWord(i, "SELECT") || tokens.isWord(i, "WITH") || tokens.isWord(i, "TABLE")
-                || (i < to && tokens.kind(i) == SqlTokens.OPEN)) {
-            if (site.columnsClose < 0) {
-                site.unsupported = "an INSERT without a column list (name the columns so the fence column can be added)";
-                return;
-            }
-            site.queryFirst = i;
-            int end = i;
-            while (end < to && !(tokens.depth(end) == depth && (isConflictClause(end) || tokens.isWord(end, "RETURNING")))) {
-                end++;
-            }
-            site.queryLast = end - 1;
-            site.selectList = selectList(i, end, depth);
-            bodyEnd = end;
-        } else {
-            site.unsupported = "an INSERT of an unexpected shape (INSERT .. SET and row aliases cannot carry the fence)";
-            return;
+            return i + 2;
         }
-        int i2 = bodyEnd;
-        if (i2 < to && tokens.isWord(i2, "ON")) {
-            if (tokens.isWord(i2 + 1, "DUPLICATE")) {
+        boolean values = tokens.isWord(i, "VALUES") || tokens.isWord(i, "VALUE");
+        boolean query = tokens.isWord(i, "SELECT") || tokens.isWord(i, "WITH") || tokens.isWord(i, "TABLE")
+                || (i < to && tokens.kind(i) == SqlTokens.OPEN);
+        if (!values && !query) {
+            site.unsupported = "an INSERT of an unexpected shape (INSERT .. SET and row aliases cannot carry the fence)";
+            return -1;
+        }
+        if (site.columnsClose < 0) {
+            site.unsupported = "an INSERT without a column list (name the columns so the fence column can be added)";
+            return -1;
+        }
+        if (values) {
+            return valuesRows(site, i + 1, to);
+        }
+        site.queryFirst = i;
+        int end = i;
+        while (end < to && !(tokens.depth(end) == depth && (isConflictClause(end) || tokens.isWord(end, "RETURNING")))) {
+            end++;
+        }
+        site.queryLast = end - 1;
+        site.selectList = selectList(i, end, depth);
+        return end;
+    }
+
+    /** Reads the rows {@code (..), (..)} from token {@code j}; returns the index after them, or -1 (site marked). */
+    private int valuesRows(Draft site, int j, int to) {
+        while (j < to && tokens.kind(j) == SqlTokens.OPEN) {
+            int close = closeOf(j);
+            site.rows.add(new WriteSite.Span(j, close));
+            j = close + 1;
+            if (j < to && tokens.kind(j) == SqlTokens.COMMA) {
+                j++;
+            } else {
+                break;
+            }
+        }
+        if (site.rows.isEmpty()) {
+            site.unsupported = "VALUES rows of an unexpected shape (use VALUES (..), (..))";
+            return -1;
+        }
+        return j;
+    }
+
+    /**
+     * Reads what may follow the inserted rows at token {@code i}: ON CONFLICT (DO NOTHING or DO
+     * UPDATE with its own condition), then only RETURNING; anything else marks the site.
+     */
+    private void afterInsertedRows(Draft site, int i, int to, int depth) {
+        if (i < to && tokens.isWord(i, "ON")) {
+            if (tokens.isWord(i + 1, "DUPLICATE")) {
                 site.unsupported = "ON DUPLICATE KEY UPDATE (its assignments cannot be made conditional on the fence)";
                 return;
             }
-            if (!tokens.isWord(i2 + 1, "CONFLICT")) {
+            if (!tokens.isWord(i + 1, "CONFLICT")) {
                 site.unsupported = "an unexpected ON clause after the inserted rows";
                 return;
             }
-            int doKeyword = i2 + 2;
+            int doKeyword = i + 2;
             while (doKeyword < to && !(tokens.depth(doKeyword) == depth && tokens.isWord(doKeyword, "DO"))) {
                 doKeyword++;
             }
             if (tokens.isWord(doKeyword + 1, "NOTHING")) {
-                i2 = doKeyword + 2;
+                i = doKeyword + 2;
             } else if (tokens.isWord(doKeyword + 1, "UPDATE") && tokens.isWord(doKeyword + 2, "SET")) {
-                int stop = findClause(doKeyword + 3, to, depth, CONFLICT_ASSIGNMENT_STOPS);
-                site.conflictAssignmentsLast = stop - 1;
-                int tail = stop;
-                if (stop < to && tokens.isWord(stop, "WHERE")) {
-                    site.conflictWhereKeyword = stop;
-                    tail = findClause(stop + 1, to, depth, CONFLICT_WHERE_STOPS);
-                    site.conflictWhereLast = tail - 1;
-                }
-                site.conflictBodyLast = tail - 1;
-                i2 = tail;
+                i = conflictUpdate(site, doKeyword + 3, to, depth);
             } else {
                 site.unsupported = "an ON CONFLICT clause of an unexpected shape";
                 return;
             }
         }
-        if (i2 < to && !tokens.isWord(i2, "RETURNING")) {
-            site.unsupported = "unexpected text after the inserted rows: " + tokens.text(i2);
+        if (i < to && !tokens.isWord(i, "RETURNING")) {
+            site.unsupported = "unexpected text after the inserted rows: " + tokens.text(i);
         }
+    }
+
+    /** Reads ON CONFLICT's assignments from token {@code i} and its WHERE; returns the index after them. */
+    private int conflictUpdate(Draft site, int i, int to, int depth) {
+        int stop = findClause(i, to, depth, CONFLICT_ASSIGNMENT_STOPS);
+        site.conflictAssignmentsLast = stop - 1;
+        int tail = stop;
+        if (stop < to && tokens.isWord(stop, "WHERE")) {
+            site.conflictWhereKeyword = stop;
+            tail = findClause(stop + 1, to, depth, CONFLICT_WHERE_STOPS);
+            site.conflictWhereLast = tail - 1;
+        }
+        site.conflictBodyLast = tail - 1;
+        return tail;
     }
 
     /**
