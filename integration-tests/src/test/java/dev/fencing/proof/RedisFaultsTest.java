@@ -1,5 +1,6 @@
 package dev.fencing.proof;
 
+import dev.fencing.it.Await;
 import dev.fencing.Fence;
 import dev.fencing.FencingConfig;
 import dev.fencing.StaleFenceException;

@@ -1,5 +1,6 @@
 package dev.fencing.proof;
 
+import dev.fencing.it.Await;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.fencing.Fence;
 import dev.fencing.FencingConfig;

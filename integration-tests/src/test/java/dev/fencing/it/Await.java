@@ -1,4 +1,4 @@
-package dev.fencing.proof;
+package dev.fencing.it;
 
 import org.opentest4j.AssertionFailedError;
 
@@ -9,9 +9,9 @@ import java.time.Duration;
  * no notification: polls every 20 ms up to a generous deadline. Code of our own signals with
  * latches instead.
  */
-final class Await {
+public final class Await {
 
-    interface Condition {
+    public interface Condition {
         boolean holds() throws Exception;
     }
 
@@ -19,7 +19,7 @@ final class Await {
     }
 
     /** Returns how long it took; fails after {@code timeout}. */
-    static Duration until(String what, Duration timeout, Condition condition) throws Exception {
+    public static Duration until(String what, Duration timeout, Condition condition) throws Exception {
         long start = System.nanoTime();
         long deadline = start + timeout.toNanos();
         while (!condition.holds()) {
