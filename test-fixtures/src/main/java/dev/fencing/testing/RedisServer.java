@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -60,14 +61,17 @@ public final class RedisServer {
     private final int port;
     private final Path directory;
     private final boolean shiftableClock;
+    private final List<String> options;
     private Process process;
     private boolean paused;
 
-    RedisServer(RedisServers owner, int port, Path directory, boolean shiftableClock) {
+    /** {@code options}: more {@code redis-server} options, after the fixed ones. */
+    RedisServer(RedisServers owner, int port, Path directory, boolean shiftableClock, List<String> options) {
         this.owner = owner;
         this.port = port;
         this.directory = directory;
         this.shiftableClock = shiftableClock;
+        this.options = List.copyOf(options);
     }
 
     /** Always {@code 127.0.0.1}. */
@@ -259,12 +263,14 @@ public final class RedisServer {
             Files.createDirectories(directory);
             Path pidFile = directory.resolve("redis.pid");
             Files.deleteIfExists(pidFile);
-            ProcessBuilder builder = new ProcessBuilder(List.of(owner.executable(),
+            List<String> command = new ArrayList<>(List.of(owner.executable(),
                     "--port", Integer.toString(port), "--bind", HOST,
                     "--save", "", "--appendonly", "no", "--daemonize", "no",
                     // A replica's first sync would otherwise wait 5 s for more replicas to join.
                     "--repl-diskless-sync-delay", "0",
-                    "--dir", directory.toString(), "--pidfile", pidFile.toString()))
+                    "--dir", directory.toString(), "--pidfile", pidFile.toString()));
+            command.addAll(options);
+            ProcessBuilder builder = new ProcessBuilder(command)
                     .directory(directory.toFile())
                     .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(log().toFile()));

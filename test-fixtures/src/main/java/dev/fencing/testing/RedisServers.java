@@ -82,7 +82,7 @@ public final class RedisServers implements AutoCloseable {
      * @throws IllegalStateException if it does not start (the message holds the end of its log)
      */
     public RedisServer start() {
-        return start(false);
+        return start(false, List.of());
     }
 
     /**
@@ -99,15 +99,35 @@ public final class RedisServers implements AutoCloseable {
                         + " libtcmalloc-minimal4 (scripts/ensure-services.sh does)");
             }
         }
-        return start(true);
+        return start(true, List.of());
     }
 
-    private RedisServer start(boolean shiftableClock) {
+    /**
+     * Whether {@link #startWithShiftableClock()} can work on this machine: libfaketime and
+     * tcmalloc are installed. For a test that should be skipped, not failed, without them
+     * ({@code Assumptions.assumeTrue(RedisServers.shiftableClocksAvailable())}).
+     */
+    public static boolean shiftableClocksAvailable() {
+        return Files.isReadable(RedisServer.LIBFAKETIME) && Files.isReadable(RedisServer.TCMALLOC);
+    }
+
+    /**
+     * Like {@link #start()}, but the server runs in cluster mode ({@code --cluster-enabled yes},
+     * node timeout 2 s) and is a cluster of its own until joined with others, for example by
+     * {@code redis-cli --cluster create 127.0.0.1:<port> ... --cluster-replicas 0 --cluster-yes}.
+     * Its cluster configuration ({@code nodes.conf}) survives a {@link RedisServer#restart()}.
+     */
+    public RedisServer startClusterNode() {
+        return start(false, List.of("--cluster-enabled", "yes", "--cluster-node-timeout", "2000",
+                "--cluster-config-file", "nodes.conf"));
+    }
+
+    private RedisServer start(boolean shiftableClock, List<String> options) {
         checkOpen();
         IllegalStateException portTaken = null;
         for (int attempt = 0; attempt < PORT_ATTEMPTS; attempt++) {
             int port = freePort();
-            RedisServer server = new RedisServer(this, port, root.resolve(Integer.toString(port)), shiftableClock);
+            RedisServer server = new RedisServer(this, port, root.resolve(Integer.toString(port)), shiftableClock, options);
             try {
                 server.launch();
             } catch (RedisServer.PortInUse e) {

@@ -1,6 +1,7 @@
 package dev.fencing.testing;
 
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -83,7 +84,19 @@ class RedisServersTest {
     }
 
     @Test
+    void aClusterNodeRunsInClusterModeAndKeepsItsNodeIdAcrossARestart() {
+        RedisServer node = servers.startClusterNode();
+        assertTrue(String.valueOf(node.call("INFO", "cluster")).contains("cluster_enabled:1"));
+        Object id = node.call("CLUSTER", "MYID");
+        node.restart();
+        assertEquals(id, node.call("CLUSTER", "MYID"), "nodes.conf survives the restart");
+        assertTrue(String.valueOf(servers.start().call("INFO", "cluster")).contains("cluster_enabled:0"));
+    }
+
+    @Test
     void aShiftableClockMovesWhatTimeReports() throws IOException {
+        Assumptions.assumeTrue(RedisServers.shiftableClocksAvailable(),
+                "libfaketime and tcmalloc are not installed (scripts/ensure-services.sh installs them)");
         RedisServer server = servers.startWithShiftableClock();
         long real = serverSeconds(server);
         server.shiftClock(Duration.ofSeconds(-3600));

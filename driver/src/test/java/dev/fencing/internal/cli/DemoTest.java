@@ -1,11 +1,11 @@
 package dev.fencing.internal.cli;
 
-import dev.fencing.testing.TestDatabases;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -14,7 +14,7 @@ class DemoTest {
     @Test
     void theDefaultDemoRejectsTheStalePaymentAndShowsTheUnfencedDoublePayment() throws Exception {
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
-        String url = "jdbc:h2:mem:" + TestDatabases.uniqueName() + ";DB_CLOSE_DELAY=-1";
+        String url = "jdbc:h2:mem:demo_" + UUID.randomUUID().toString().replace("-", "") + ";DB_CLOSE_DELAY=-1";
 
         Demo.Result result = new Demo(new DriverManagerDataSource(url), null,
                 new PrintStream(printed, true, StandardCharsets.UTF_8)).run();
@@ -33,17 +33,6 @@ class DemoTest {
                 .contains("payment REJECTED: StaleFenceException, row holds fence 2")
                 .contains("DOUBLE PAYMENT")
                 .contains("payment REFUSED BY THE DATABASE: SQLState ZF002");
-    }
-
-    @Test
-    void theDemoRunsOnPostgresWithRedisLocksToo() throws Exception {
-        ByteArrayOutputStream printed = new ByteArrayOutputStream();
-
-        Demo.Result result = new Demo(new DriverManagerDataSource(TestDatabases.PG_URL),
-                TestDatabases.env("FENCING_REDIS_URI", "redis://127.0.0.1:6379"),
-                new PrintStream(printed, true, StandardCharsets.UTF_8)).run();
-
-        assertThat(result.asExpected()).as(printed.toString(StandardCharsets.UTF_8)).isTrue();
     }
 
     @Test

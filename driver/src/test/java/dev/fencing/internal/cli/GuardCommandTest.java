@@ -1,6 +1,5 @@
 package dev.fencing.internal.cli;
 
-import dev.fencing.testing.TestDatabases;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -13,6 +12,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -22,7 +22,7 @@ class GuardCommandTest {
 
     @Test
     void printInstallVerifyRemove(@TempDir Path dir) throws Exception {
-        String url = "jdbc:h2:mem:" + TestDatabases.uniqueName() + ";DB_CLOSE_DELAY=-1";
+        String url = "jdbc:h2:mem:guard_" + UUID.randomUUID().toString().replace("-", "") + ";DB_CLOSE_DELAY=-1";
         Path config = Files.writeString(dir.resolve("fencing.properties"),
                 "fencing.tables=orders\nfencing.database-guard=required\n");
         try (Connection keeper = DriverManager.getConnection(url); Statement statement = keeper.createStatement()) {

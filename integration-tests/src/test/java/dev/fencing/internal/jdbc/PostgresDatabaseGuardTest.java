@@ -1,0 +1,208 @@
+package dev.fencing.internal.jdbc;
+
+import dev.fencing.jdbc.DatabaseGuard;
+import dev.fencing.jdbc.FencingDataSource;
+
+import dev.fencing.Fence;
+import dev.fencing.FencingConfig;
+import dev.fencing.testing.TestDatabase;
+import org.junit.jupiter.api.Test;
+import org.postgresql.PGConnection;
+
+import javax.sql.DataSource;
+import java.io.StringReader;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+/** The database guard on PostgreSQL, in a schema of its own. */
+@TestDatabase(TestDatabase.Kind.POSTGRESQL)
+class PostgresDatabaseGuardTest extends DatabaseGuardContract {
+
+    private final DataSource database;
+
+    PostgresDatabaseGuardTest(DataSource database) {
+        this.database = database;
+    }
+
+    @Override
+    DataSource raw() {
+        return database;
+    }
+
+    @Override
+    String schema() {
+        return ScratchAreas.name(database);
+    }
+
+    @Override
+    List<String> payFunction() {
+        return List.of("CREATE OR REPLACE FUNCTION pay(order_id BIGINT) RETURNS INT LANGUAGE sql AS"
+                + " 'UPDATE orders SET status = ''paid'' WHERE id = order_id; SELECT 1'");
+    }
+
+    @Override
+    String setSessionLock(String lock) {
+        return "SELECT set_config('fencing.lock', '" + lock + "', false)";
+    }
+
+    @Override
+    String setSessionFence(long fence) {
+        return "SELECT set_config('fencing.fence', '" + fence + "', false)";
+    }
+
+    @Test
+    void truncateAndCopyFromAreRefusedWithoutAFence() throws Exception {
+        SQLException truncate = catchThrowableOfType(SQLException.class, () -> sql("TRUNCATE orders CASCADE"));
+        assertThat(truncate.getSQLState()).isEqualTo("ZF002");
+        try (Connection console = raw().getConnection()) {
+            SQLException copy = catchThrowableOfType(SQLException.class, () -> console.unwrap(PGConnection.class)
+                    .getCopyAPI().copyIn("COPY orders (id, status, customer_id) FROM STDIN", new StringReader("7\tnew\t10\n")));
+            assertThat(copy.getSQLState()).isEqualTo("ZF002");
+            try (Statement statement = console.createStatement()) {
+                statement.execute(setSessionFence(11));
+            }
+            console.unwrap(PGConnection.class).getCopyAPI()
+                    .copyIn("COPY orders (id, status, customer_id, last_fence) FROM STDIN", new StringReader("7\tnew\t10\t1\n"));
+        }
+        assertThat(order(7)).isEqualTo("new@11");
+    }
+
+    @Test
+    void replicaModeDoesNotSwitchTheGuardOff() throws Exception {
+        SQLException refused = catchThrowableOfType(SQLException.class,
+                () -> sql("SET session_replication_role = replica", "UPDATE orders SET status = 'x' WHERE id = 1"));
+        assertThat(refused.getSQLState()).isEqualTo("ZF002");
+    }
+
+    @Test
+    void aProcedureIsFencedByTheCallersFence() throws Exception {
+        sql("CREATE OR REPLACE PROCEDURE pay_proc(order_id BIGINT) LANGUAGE sql AS"
+                + " 'UPDATE orders SET status = ''paid'' WHERE id = order_id'");
+        try (FencingDataSource fenced = new FencingDataSource(raw(), config());
+             Connection connection = fenced.getConnection(); Statement statement = connection.createStatement()) {
+            try (Fence.Scope stale = Fence.enter(2)) {
+                assertThatThrownBy(() -> statement.execute("CALL pay_proc(1)"))
+                        .isInstanceOf(dev.fencing.StaleFenceException.class);
+            }
+            try (Fence.Scope current = Fence.enter(12)) {
+                statement.execute("CALL pay_proc(1)");
+            }
+        }
+        assertThat(order(1)).isEqualTo("paid@12");
+    }
+
+    /** Runs {@code sql} through the driver under {@code fence} (0: none). */
+    private void fenced(long fence, String sql) throws Exception {
+        try (FencingDataSource fenced = new FencingDataSource(raw(), config());
+             Connection connection = fenced.getConnection(); Statement statement = connection.createStatement()) {
+            if (fence == 0) {
+                statement.execute(sql);
+                return;
+            }
+            try (Fence.Scope scope = Fence.enter(fence)) {
+                statement.execute(sql);
+            }
+        }
+    }
+
+    @Test
+    void formsTheFrontDoorRefusesRunUnderTheGuardAndMeetTheTrigger() throws Exception {
+        String merge = "MERGE INTO orders o USING (VALUES (1, 'merged')) v (id, status) ON o.id = v.id"
+                + " WHEN MATCHED THEN UPDATE SET status = v.status";
+        String doBlock = "DO $$ BEGIN UPDATE orders SET status = 'done' WHERE id = 2; END $$";
+        for (String text : List.of(merge, doBlock)) {
+            assertThatThrownBy(() -> fenced(4, text), text).isInstanceOf(dev.fencing.StaleFenceException.class);
+        }
+        assertThatThrownBy(() -> fenced(0, doBlock)).isInstanceOf(dev.fencing.MissingFenceException.class);
+        assertThat(order(1)).isEqualTo("pending@5");
+        assertThat(order(2)).isEqualTo("pending@5");
+        fenced(9, merge);
+        fenced(9, doBlock);
+        assertThat(order(1)).isEqualTo("merged@9");
+        assertThat(order(2)).isEqualTo("done@9");
+    }
+
+    @Test
+    void sqlLevelExecuteRunsUnderTheCallersFence() throws Exception {
+        try (FencingDataSource fenced = new FencingDataSource(raw(), config());
+             Connection connection = fenced.getConnection(); Statement statement = connection.createStatement()) {
+            statement.execute("PREPARE pay_stmt (BIGINT) AS UPDATE orders SET status = 'paid' WHERE id = $1");
+            try (Fence.Scope stale = Fence.enter(4)) {
+                assertThatThrownBy(() -> statement.execute("EXECUTE pay_stmt (1)"))
+                        .isInstanceOf(dev.fencing.StaleFenceException.class);
+            }
+            try (Fence.Scope current = Fence.enter(6)) {
+                statement.execute("EXECUTE pay_stmt (1)");
+            }
+        }
+        assertThat(order(1)).isEqualTo("paid@6");
+    }
+
+    @Test
+    void undiagnosableZeroRowFormsFailAsAWholeWhenTheyMeetANewerFence() throws Exception {
+        List<String> forms = List.of(
+                "WITH u AS (UPDATE orders SET status = 'cte' WHERE id = 1 RETURNING id) SELECT count(*) FROM u",
+                "UPDATE orders SET status = 'a' WHERE id = 2; UPDATE orders SET status = 'b' WHERE id = 1",
+                "INSERT INTO orders (id, status, customer_id) VALUES (1, 'up', 10) ON CONFLICT (id)"
+                        + " DO UPDATE SET status = EXCLUDED.status WHERE orders.status = 'pending'");
+        for (String form : forms) {
+            assertThatThrownBy(() -> fenced(4, form), form).isInstanceOf(dev.fencing.StaleFenceException.class);
+        }
+        assertThat(order(1)).isEqualTo("pending@5");
+        assertThat(order(2)).isEqualTo("pending@5");
+        fenced(5, forms.get(2));
+        assertThat(order(1)).isEqualTo("up@5");
+    }
+
+    @Test
+    void textsThatTouchTheGuardAreRefused() throws Exception {
+        for (String text : List.of("SELECT set_config('fencing.fence', '99', false)", "SET fencing.fence = '99'",
+                "SET session_replication_role = replica", "SET \"fencing\".\"fence\" = '99'", "ALTER TABLE orders DISABLE TRIGGER fencing_guard",
+                "DROP FUNCTION fencing_guard_row() CASCADE")) {
+            assertThatThrownBy(() -> fenced(0, text), text).isInstanceOf(dev.fencing.UnfenceableStatementException.class);
+        }
+        DatabaseGuard.verify(raw(), config());
+    }
+
+    @Test
+    void withTheGuardMissingProcedureCallsAreRefusedToo() throws Exception {
+        sql("CREATE OR REPLACE PROCEDURE pay_proc(order_id BIGINT) LANGUAGE sql AS"
+                + " 'UPDATE orders SET status = ''paid'' WHERE id = order_id'");
+        DatabaseGuard.remove(raw(), config());
+        assertThatThrownBy(() -> fenced(12, "CALL pay_proc(1)")).isInstanceOf(dev.fencing.FencingException.class)
+                .hasMessageContaining("fencing.database-guard");
+        assertThat(order(1)).isEqualTo("pending@5");
+    }
+
+    @Test
+    void partitionsAndInheritanceChildrenAreGuardedToo() throws Exception {
+        FencingConfig partitioned = FencingConfig.builder().tables(schema() + ".ledger", schema() + ".legacy")
+                .databaseGuard(FencingConfig.Guard.REQUIRED).build();
+        sql("CREATE TABLE ledger (id BIGINT, last_fence BIGINT NOT NULL DEFAULT 0) PARTITION BY RANGE (id)",
+                "CREATE TABLE ledger_low PARTITION OF ledger FOR VALUES FROM (0) TO (100)",
+                "CREATE TABLE ledger_high PARTITION OF ledger FOR VALUES FROM (100) TO (1000)",
+                "CREATE TABLE legacy (id BIGINT, last_fence BIGINT NOT NULL DEFAULT 0)",
+                "CREATE TABLE legacy_2020 () INHERITS (legacy)");
+        try {
+            DatabaseGuard.install(raw(), partitioned);
+            DatabaseGuard.verify(raw(), partitioned);
+            for (String write : List.of("INSERT INTO ledger (id) VALUES (5)", "INSERT INTO ledger_high (id) VALUES (500)",
+                    "INSERT INTO legacy_2020 (id) VALUES (1)", "TRUNCATE ledger_low")) {
+                SQLException refused = catchThrowableOfType(SQLException.class, () -> sql(write));
+                assertThat(refused.getSQLState()).as(write).isEqualTo("ZF002");
+            }
+            sql("DROP TRIGGER fencing_guard ON legacy_2020");
+            assertThat(catchThrowableOfType(dev.fencing.FencingException.class,
+                    () -> DatabaseGuard.verify(raw(), partitioned)).getMessage()).contains("legacy_2020");
+        } finally {
+            DatabaseGuard.remove(raw(), partitioned);
+            sql("DROP TABLE ledger", "DROP TABLE legacy CASCADE");
+        }
+    }
+}

@@ -1,0 +1,31 @@
+package dev.fencing.internal.jdbc;
+
+import dev.fencing.testing.TestDatabase;
+
+import javax.sql.DataSource;
+
+/** Epoch fencing on PostgreSQL, in a schema of its own. */
+@TestDatabase(TestDatabase.Kind.POSTGRESQL)
+class PostgresEpochGuardTest extends EpochGuardContract {
+
+    private final DataSource database;
+
+    PostgresEpochGuardTest(DataSource database) {
+        this.database = database;
+    }
+
+    @Override
+    DataSource raw() {
+        return database;
+    }
+
+    @Override
+    String lockGuardRowNowait() {
+        return "SELECT fence FROM fencing_epochs WHERE lock_name = ? FOR UPDATE NOWAIT";
+    }
+
+    @Override
+    String returningInsert() {
+        return "INSERT INTO accounts (id, balance) VALUES (?, ?) RETURNING balance";
+    }
+}
