@@ -14,7 +14,8 @@ final class Splice {
     /** Marks where a fence placeholder goes inside inserted text. */
     static final char FENCE = '\u0000';
 
-    private record Edit(int start, int end, String text, int order) {
+    /** Characters {@code [start, end)} of the original replaced by {@code text} (an insertion when empty). */
+    record Edit(int start, int end, String text, int order) {
     }
 
     private final String sql;
@@ -22,6 +23,11 @@ final class Splice {
 
     Splice(String sql) {
         this.sql = sql;
+    }
+
+    /** The edits, in the order they were made. */
+    List<Edit> edits() {
+        return java.util.Collections.unmodifiableList(edits);
     }
 
     /** Inserts {@code text} before the character at {@code offset}. */

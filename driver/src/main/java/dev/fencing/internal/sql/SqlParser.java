@@ -2,6 +2,7 @@ package dev.fencing.internal.sql;
 
 import net.sf.jsqlparser.parser.CCJSqlParser;
 import net.sf.jsqlparser.parser.StringProvider;
+import net.sf.jsqlparser.parser.Token;
 import net.sf.jsqlparser.parser.feature.Feature;
 import net.sf.jsqlparser.parser.feature.FeatureConfiguration;
 import net.sf.jsqlparser.statement.Statement;
@@ -50,9 +51,23 @@ final class SqlParser {
         this.timeoutMillis = timeoutMillis;
     }
 
+    /**
+     * One statement as parsed, the text the parser was given, and the head of the parser's token chain: {@code firstToken.next}
+     * is the first token JSqlParser's lexer read, and the chain runs on through every token it read
+     * (comments hang off them as special tokens).
+     */
+    record Parsed(Statement statement, String text, Token firstToken) {
+    }
+
     /** Parses exactly one statement. */
     Statement parse(String statementText) throws UnparseableSqlException {
+        return parseKeepingTokens(statementText).statement();
+    }
+
+    /** Parses exactly one statement, and keeps the tokens the parser read. */
+    Parsed parseKeepingTokens(String statementText) throws UnparseableSqlException {
         CCJSqlParser parser = configure(new CCJSqlParser(new StringProvider(statementText)), dialect);
+        Token firstToken = parser.token;
         ScheduledFuture<?> alarm = Watchdog.TIMER.schedule(() -> {
             parser.interrupted = true;
         }, timeoutMillis, TimeUnit.MILLISECONDS);
@@ -65,7 +80,7 @@ final class SqlParser {
                 throw new UnparseableSqlException("expected one statement, the parser read "
                         + (statements == null ? 0 : statements.size()));
             }
-            return statements.get(0);
+            return new Parsed(statements.get(0), statementText, firstToken);
         } catch (UnparseableSqlException e) {
             throw e;
         } catch (Exception | StackOverflowError e) {
