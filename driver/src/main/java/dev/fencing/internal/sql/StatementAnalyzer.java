@@ -66,6 +66,11 @@ public final class StatementAnalyzer {
      * so that a test can show the database guard's triggers alone hold.
      */
     static boolean rewriteOffForTests;
+    /**
+     * Test-only: every splice the cheap proof accepts is also re-read, and a re-read that rejects it
+     * is an {@link AssertionError} (the cheap proof must never accept what the re-read refuses).
+     */
+    static boolean crossCheckSpliceProofForTests;
     /** How many texts were analysed (cache misses): for the plan cache's hit ratio in events. */
     private final java.util.concurrent.atomic.AtomicLong analyses = new java.util.concurrent.atomic.AtomicLong();
     /**
@@ -572,6 +577,14 @@ public final class StatementAnalyzer {
             if (unverified == null && oneStatement && wholeTextParse != null
                     && SpliceTokenProof.holds(wholeTextParse, splice)) {
                 spliceProofsFromParse.increment();
+                if (crossCheckSpliceProofForTests) {
+                    String reread = verifyWithParserTokens(parserView == null ? spliced
+                            : splice.apply(parameterOffsets, new String(parserView)), false);
+                    if (reread != null) {
+                        throw new AssertionError("the token proof accepted a splice the re-read refuses (" + reread
+                                + "): " + sql);
+                    }
+                }
             } else if (unverified == null) {
                 spliceRereads.increment();
                 unverified = verifyWithParserTokens(parserView == null ? spliced
