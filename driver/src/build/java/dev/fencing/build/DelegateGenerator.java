@@ -137,6 +137,10 @@ public final class DelegateGenerator {
                 }
             }
         }
+        if (PARAMETER_INTERFACES.contains(declaringInterface(method)) && !method.getParameters().isEmpty()
+                && !isParameterIndex(method) && !isParameterName(method)) {
+            return "cannot tell which parameter it addresses";
+        }
         if (name.equals("clearParameters")) {
             return "the values kept for the zero-row diagnosis must be forgotten with the driver's";
         }
@@ -152,16 +156,21 @@ public final class DelegateGenerator {
         if (!PARAMETER_INTERFACES.contains(declaringInterface(method)) || method.getParameters().isEmpty()) {
             return Route.PLAIN;
         }
-        TypeMirror first = method.getParameters().get(0).asType();
-        boolean setter = method.getSimpleName().toString().startsWith("set");
-        if (first.getKind() == TypeKind.INT) {
-            return setter ? Route.KEPT_SETTER : Route.PARAMETER_INDEX;
+        String name = method.getSimpleName().toString();
+        if (isParameterIndex(method)) {
+            return name.startsWith("set") ? Route.KEPT_SETTER : Route.PARAMETER_INDEX;
         }
-        // reading a value by name is harmless; binding or registering one by name is the wrapper's to allow
-        if (first.toString().equals("java.lang.String") && method.getReturnType().getKind() == TypeKind.VOID) {
-            return Route.PARAMETER_NAME;
-        }
-        return Route.PLAIN;
+        // reading a value by name is harmless (and allowed on every statement); binding or
+        // registering one by name is the wrapper's to allow
+        return name.startsWith("get") ? Route.PLAIN : Route.PARAMETER_NAME;
+    }
+
+    private static boolean isParameterIndex(ExecutableElement method) {
+        return method.getParameters().get(0).asType().getKind() == TypeKind.INT;
+    }
+
+    private static boolean isParameterName(ExecutableElement method) {
+        return method.getParameters().get(0).asType().toString().equals("java.lang.String");
     }
 
     private static String declaringInterface(ExecutableElement method) {
