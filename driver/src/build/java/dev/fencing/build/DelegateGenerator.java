@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.StringJoiner;
 import java.util.stream.Collectors;
@@ -48,7 +49,7 @@ import com.sun.source.util.JavacTask;
  *
  * <p>Some harmless methods are forwarded through a hook the subclass implements (see {@link Route}):
  * a parameter index goes through {@code parameterIndex(int)}, because the rewrite renumbers the
- * parameters around the fence; a value set by index is also offered to {@code keep}, for the
+ * parameters around the fence; a value set by index is also offered to {@code keep*}, for the
  * zero-row diagnosis that sets it again; binding a parameter by name goes through
  * {@code parameterName(String)}; and a connection is reached through {@code open()}, so that a
  * closed wrapper refuses. A hook is an abstract method of the generated class, so a subclass that
@@ -83,6 +84,19 @@ public final class DelegateGenerator {
     private static final Set<String> PARAMETER_INTERFACES = Set.of(
             "java.sql.PreparedStatement", "java.sql.CallableStatement", "java.sql.ParameterMetaData");
 
+    /**
+     * The setter JDBC's standard type mapping pairs with each Java type: {@code setObject} binds a
+     * value of that type as this setter does, so such a value is kept as it is (no replay object)
+     * and set again with {@code setObject}.
+     */
+    private static final Map<String, String> STANDARD_SETTERS = Map.ofEntries(
+            Map.entry("boolean", "setBoolean"), Map.entry("byte", "setByte"), Map.entry("short", "setShort"),
+            Map.entry("int", "setInt"), Map.entry("long", "setLong"), Map.entry("float", "setFloat"),
+            Map.entry("double", "setDouble"), Map.entry("java.math.BigDecimal", "setBigDecimal"),
+            Map.entry("java.lang.String", "setString"), Map.entry("byte[]", "setBytes"),
+            Map.entry("java.sql.Date", "setDate"), Map.entry("java.sql.Time", "setTime"),
+            Map.entry("java.sql.Timestamp", "setTimestamp"), Map.entry("java.net.URL", "setURL"));
+
     /** Interfaces forwarded through {@code open()}: the wrapper refuses every call once it is closed. */
     private static final Set<String> CHECKED_BEFORE_USE = Set.of("java.sql.Connection");
 
@@ -92,7 +106,7 @@ public final class DelegateGenerator {
         PLAIN,
         /** Its first argument, a parameter index in the application's numbering, goes through {@code parameterIndex}. */
         PARAMETER_INDEX,
-        /** As {@link #PARAMETER_INDEX}, and afterwards how the value was set is offered to {@code keep}. */
+        /** As {@link #PARAMETER_INDEX}, and afterwards how the value was set is offered to {@code keep*}. */
         KEPT_SETTER,
         /** Binds or registers by name: the name goes through {@code parameterName}, which may refuse. */
         PARAMETER_NAME
@@ -357,6 +371,8 @@ public final class DelegateGenerator {
         if (routes.contains(Route.KEPT_SETTER)) {
             out.write("\n    /** True when the values set by index must be kept, to be set again on another statement. */\n");
             out.write("    abstract boolean keepsValues();\n");
+            out.write("\n    /** Keeps the value of parameter {@code parameterIndex}, which {@code setObject} sets again as the application's setter did. */\n");
+            out.write("    abstract void keepValue(int parameterIndex, Object value);\n");
             out.write("\n    /** Keeps how the application set parameter {@code parameterIndex}: {@code replay} sets it again. */\n");
             out.write("    abstract void keep(int parameterIndex, Replay replay);\n");
             out.write("\n    /** Keeps that parameter {@code parameterIndex} was set from a stream or reader, which is read once. */\n");
@@ -415,6 +431,9 @@ public final class DelegateGenerator {
             out.write("        if (keepsValues()) {\n");
             if (method.getParameters().stream().anyMatch(parameter -> isReadOnce(parameter.asType()))) {
                 out.write("            keepUnrepeatable(" + names.get(0) + ");\n");
+            } else if (names.size() == 2 && method.getSimpleName().contentEquals(
+                    STANDARD_SETTERS.getOrDefault(method.getParameters().get(1).asType().toString(), ""))) {
+                out.write("            keepValue(" + names.get(0) + ", " + names.get(1) + ");\n");
             } else {
                 List<String> replayed = new ArrayList<>(names);
                 replayed.set(0, "index");

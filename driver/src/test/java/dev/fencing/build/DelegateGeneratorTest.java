@@ -254,6 +254,13 @@ class DelegateGeneratorTest {
                         .anyMatch(p -> p == java.io.InputStream.class || p == java.io.Reader.class);
                 if (readOnce) {
                     assertThat(kept.get(1)).as(what).isEqualTo("unrepeatable");
+                } else if (kept.get(1) instanceof List<?> value) {
+                    // kept as it is: setObject must bind it as the setter did, which JDBC's standard
+                    // mapping promises only for the setter of the value's own type
+                    assertThat(call.getParameterCount()).as(what).isEqualTo(2);
+                    assertThat(value).as(what).hasSize(1);
+                    assertThat(value.get(0)).as(what).isEqualTo(arguments[1]);
+                    assertThat(STANDARD_SETTERS.get(call.getParameterTypes()[1])).as(what).isEqualTo(call.getName());
                 } else {
                     // the replay sets the same value with the same setter, at the index it is given
                     calls.clear();
@@ -319,8 +326,18 @@ class DelegateGeneratorTest {
                 .map(p -> p.asType().toString()).collect(Collectors.joining(",", "(", ")"));
     }
 
+    /** JDBC's standard mapping from Java types to the setters that bind them (JDBC 4.3, table B-4). */
+    private static final Map<Class<?>, String> STANDARD_SETTERS = Map.ofEntries(
+            Map.entry(boolean.class, "setBoolean"), Map.entry(byte.class, "setByte"), Map.entry(short.class, "setShort"),
+            Map.entry(int.class, "setInt"), Map.entry(long.class, "setLong"), Map.entry(float.class, "setFloat"),
+            Map.entry(double.class, "setDouble"), Map.entry(java.math.BigDecimal.class, "setBigDecimal"),
+            Map.entry(String.class, "setString"), Map.entry(byte[].class, "setBytes"),
+            Map.entry(java.sql.Date.class, "setDate"), Map.entry(java.sql.Time.class, "setTime"),
+            Map.entry(java.sql.Timestamp.class, "setTimestamp"), Map.entry(java.net.URL.class, "setURL"));
+
     private static final String KEEP_HOOKS = "    public final java.util.List<Object> kept = new java.util.ArrayList<>();\n"
             + "    boolean keepsValues() { return true; }\n"
+            + "    void keepValue(int i, Object value) { kept.add(i); kept.add(java.util.Arrays.asList(value)); }\n"
             + "    void keep(int i, Replay replay) { kept.add(i); kept.add(replay); }\n"
             + "    void keepUnrepeatable(int i) { kept.add(i); kept.add(\"unrepeatable\"); }\n";
 

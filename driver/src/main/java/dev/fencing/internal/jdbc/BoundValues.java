@@ -11,14 +11,18 @@ import java.util.Arrays;
 /**
  * How the application set the parameters of a fenced prepared statement, kept only when a write
  * that changes no row is diagnosed by re-running its predicate ({@link ZeroRowCheck.Method#NEWEST_FENCE_QUERY})
- * with the same values. One slot per application parameter: a {@link PreparedStatementDelegate.Replay}
- * that calls the application's setter again with the same arguments, or {@link #UNREPEATABLE}.
- * Streams and readers can be read only once, so they make the write undiagnosable.
+ * with the same values. One slot per application parameter: a plain value (set again with
+ * {@code setObject}), a {@link PreparedStatementDelegate.Replay} that calls the application's
+ * setter again with the same arguments, or {@link #UNREPEATABLE}. Streams and readers can be read
+ * only once, so they make the write undiagnosable.
  */
 final class BoundValues {
 
     /** A stream, reader or other one-shot value: the diagnosis gives up and the write returns its count. */
     private static final Object UNREPEATABLE = new Object();
+
+    /** {@code setObject(i, null)}: distinct from a slot never set (Java null). */
+    private static final PreparedStatementDelegate.Replay NULL_OBJECT = (target, index) -> target.setObject(index, null);
 
     private final Object[] values;
 
@@ -41,9 +45,9 @@ final class BoundValues {
         return new BoundValues(plan.parameterCount());
     }
 
-    /** Keeps how application parameter {@code applicationIndex}, already range-checked, was set. */
-    void set(int applicationIndex, PreparedStatementDelegate.Replay replay) {
-        values[applicationIndex - 1] = replay;
+    /** Keeps the value of application parameter {@code applicationIndex}, already range-checked. */
+    void set(int applicationIndex, Object value) {
+        values[applicationIndex - 1] = value == null ? NULL_OBJECT : value;
     }
 
     /** Parameter {@code applicationIndex} was set from a stream or reader, which cannot be read again. */
@@ -79,10 +83,15 @@ final class BoundValues {
             if (application < 1 || application > values.length) {
                 return false;
             }
-            if (!(values[application - 1] instanceof PreparedStatementDelegate.Replay replay)) {
-                return false;   // never set, or set from a stream
+            Object value = values[application - 1];
+            if (value == null || value == UNREPEATABLE) {
+                return false;
             }
-            replay.set(query, position);
+            if (value instanceof PreparedStatementDelegate.Replay replay) {
+                replay.set(query, position);
+            } else {
+                query.setObject(position, value);
+            }
         }
         return true;
     }

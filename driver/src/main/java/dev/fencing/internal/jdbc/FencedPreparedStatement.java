@@ -54,6 +54,11 @@ class FencedPreparedStatement extends PreparedStatementDelegate {
     }
 
     @Override
+    final void keepValue(int parameterIndex, Object value) {
+        values.set(parameterIndex, value);
+    }
+
+    @Override
     final void keep(int parameterIndex, Replay replay) {
         values.set(parameterIndex, replay);
     }
@@ -179,7 +184,7 @@ class FencedPreparedStatement extends PreparedStatementDelegate {
         Object value = Wrappers.toDriver(x);
         delegate.setObject(parameterIndex(parameterIndex), value);
         if (keepsValues()) {
-            keep(parameterIndex, (target, index) -> target.setObject(index, value));
+            keepValue(parameterIndex, value);
         }
     }
 
@@ -224,7 +229,7 @@ class FencedPreparedStatement extends PreparedStatementDelegate {
         Array array = Wrappers.toDriver(x);
         delegate.setArray(parameterIndex(parameterIndex), array);
         if (keepsValues()) {
-            keep(parameterIndex, (target, index) -> target.setArray(index, array));
+            keepValue(parameterIndex, array);
         }
     }
 
@@ -234,7 +239,7 @@ class FencedPreparedStatement extends PreparedStatementDelegate {
     public void setRef(int parameterIndex, Ref x) throws SQLException {
         delegate.setRef(parameterIndex(parameterIndex), x);
         if (keepsValues()) {
-            keep(parameterIndex, (target, index) -> target.setRef(index, x));
+            keepValue(parameterIndex, x);
         }
     }
 
@@ -242,7 +247,7 @@ class FencedPreparedStatement extends PreparedStatementDelegate {
     public void setBlob(int parameterIndex, Blob x) throws SQLException {
         delegate.setBlob(parameterIndex(parameterIndex), x);
         if (keepsValues()) {
-            keep(parameterIndex, (target, index) -> target.setBlob(index, x));
+            keepValue(parameterIndex, x);
         }
     }
 
@@ -250,7 +255,7 @@ class FencedPreparedStatement extends PreparedStatementDelegate {
     public void setClob(int parameterIndex, Clob x) throws SQLException {
         delegate.setClob(parameterIndex(parameterIndex), x);
         if (keepsValues()) {
-            keep(parameterIndex, (target, index) -> target.setClob(index, x));
+            keepValue(parameterIndex, x);
         }
     }
 
@@ -258,7 +263,7 @@ class FencedPreparedStatement extends PreparedStatementDelegate {
     public void setNClob(int parameterIndex, NClob value) throws SQLException {
         delegate.setNClob(parameterIndex(parameterIndex), value);
         if (keepsValues()) {
-            keep(parameterIndex, (target, index) -> target.setNClob(index, value));
+            keepValue(parameterIndex, value);
         }
     }
 
@@ -266,7 +271,7 @@ class FencedPreparedStatement extends PreparedStatementDelegate {
     public void setRowId(int parameterIndex, RowId x) throws SQLException {
         delegate.setRowId(parameterIndex(parameterIndex), x);
         if (keepsValues()) {
-            keep(parameterIndex, (target, index) -> target.setRowId(index, x));
+            keepValue(parameterIndex, x);
         }
     }
 
