@@ -71,12 +71,17 @@ final class ShapeCache {
      */
     FencePlan plan(String sql, Shape shape, Function<String, FencePlan> analysis) {
         FencePlan template = templates.get(shape.key(), analysis);
-        if (!(template.kind() == FencePlan.Kind.READ || template.kind() == FencePlan.Kind.FENCED)
-                || template.changesSchema()) {
+        if (template.changesSchema()) {
+            return null;
+        }
+        if (template instanceof FencePlan.Read read) {
+            return read.withText(sql);
+        }
+        if (!(template instanceof FencePlan.Fenced fenced)) {
             return null;
         }
         try {
-            return template.withText(sql, text -> substitute(text, shape));
+            return fenced.withText(sql, text -> substitute(text, shape));
         } catch (IllegalStateException e) {
             return null; // a sentinel the analysis moved or cut: the full analysis decides
         }

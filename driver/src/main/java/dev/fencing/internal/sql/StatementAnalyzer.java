@@ -389,7 +389,7 @@ public final class StatementAnalyzer {
         boolean namesFencedTable;
         int fencedWrites;
         int statements;
-        WriteSites.Site onlySite;
+        WriteSite onlySite;
         Splice splice;
         int epochWrites;
         boolean controlsTransaction;
@@ -423,7 +423,32 @@ public final class StatementAnalyzer {
             this.tokens = lexed;
         }
 
+        /**
+         * The plan of the text, in steps: read the text (lex it; refuse what no lexer reads for
+         * certain; MariaDB compound statements are judged as a whole), analyse each statement
+         * (which finds, checks and splices its writes), then decide the plan from what the
+         * statements wrote; a text whose fenced writes were spliced is proven last.
+         */
         FencePlan run() {
+            FencePlan unread = readText();
+            if (unread != null) {
+                return unread;
+            }
+            int parameters = numberParameters();
+            String refusal = analyzeStatements();
+            if (refusal != null) {
+                return FencePlan.refused(sql, fencedTable == null ? firstConfiguredTable() : fencedTable,
+                        refusal + "; nothing was sent");
+            }
+            FencePlan unspliced = planWithoutSplice(parameters);
+            return unspliced != null ? unspliced : splicedPlan(parameters);
+        }
+
+        /**
+         * Lexes the text; the plan when the text is decided as a whole before its statements are
+         * read (refused as unreadable or ambiguous, or a MariaDB compound statement), else null.
+         */
+        private FencePlan readText() {
             try {
                 if (tokens == null) {
                     tokens = SqlTokens.lex(sql, dialect);
@@ -439,6 +464,14 @@ public final class StatementAnalyzer {
             if (dialect == Dialect.MARIADB && isMariaDbCompound()) {
                 return compound();
             }
+            return null;
+        }
+
+        /**
+         * Blanks {@code #} comments for the parser (JSqlParser does not read them) and numbers the
+         * application's parameters in text order; returns how many there are.
+         */
+        private int numberParameters() {
             int[] hashComments = tokens.hashComments();
             for (int k = 0; k < hashComments.length; k += 2) {
                 blank(hashComments[k], hashComments[k + 1]);
@@ -450,6 +483,14 @@ public final class StatementAnalyzer {
                     parameterOrdinals[i] = ++parameters;
                 }
             }
+            return parameters;
+        }
+
+        /**
+         * Analyses each statement of the text (split at top-level semicolons) in order, splicing
+         * the check into its fenced writes; returns why the text is refused, or null.
+         */
+        private String analyzeStatements() {
             splice = new Splice(sql);
             int start = 0;
             int rawStart = 0;
@@ -464,13 +505,21 @@ public final class StatementAnalyzer {
                         refusal = "a fenced table is named where the analysis sees only a comment";
                     }
                     if (refusal != null) {
-                        return FencePlan.refused(sql, fencedTable == null ? firstConfiguredTable() : fencedTable,
-                                refusal + "; nothing was sent");
+                        return refusal;
                     }
                     rawStart = rawEnd + 1;
                     start = i + 1;
                 }
             }
+            return null;
+        }
+
+        /**
+         * The plan of a text whose statements were all accepted and that is sent as written
+         * (checked by the database guard, a read, a pass-through, or writes of epoch-mode tables
+         * only); null when fenced writes were spliced.
+         */
+        private FencePlan planWithoutSplice(int parameters) {
             if (guardChecked || rewriteOffForTests || guard && undiagnosable()) {
                 return checkedByTheGuard(parameters);
             }
@@ -481,13 +530,17 @@ public final class StatementAnalyzer {
                 return controlsTransaction ? FencePlan.transactionControl(sql) : FencePlan.passThrough(sql);
             }
             if (fencedWrites == 0) {
-                int[] unchanged = new int[parameters];
-                for (int p = 0; p < parameters; p++) {
-                    unchanged[p] = p + 1;
-                }
-                return FencePlan.fenced(sql, fencedTable, new String[] {sql}, unchanged, new int[0], null, false, true,
-                        controlsTransaction);
+                return new FencePlan.Fenced(sql, fencedTable, FencePlan.DatabaseText.asWritten(sql, parameters), null,
+                        false, true, controlsTransaction, false, false);
             }
+            return null;
+        }
+
+        /**
+         * The plan of a text with spliced fenced writes: the spliced text, refused unless the
+         * check is proven to reach the database as the plan says.
+         */
+        private FencePlan splicedPlan(int parameters) {
             int[] parameterOffsets = new int[parameters];
             for (int i = 0, p = 0; i < tokens.size(); i++) {
                 if (tokens.kind(i) == SqlTokens.PARAMETER) {
@@ -503,10 +556,10 @@ public final class StatementAnalyzer {
             if (unverified != null) {
                 return FencePlan.refused(sql, fencedTable, unverified + "; nothing was sent");
             }
-            boolean countIsTheFencedWrite = fencedWrites == 1 && statements == 1 && onlySite.topLevel;
+            boolean countIsTheFencedWrite = fencedWrites == 1 && statements == 1 && onlySite.topLevel();
             ZeroRowCheck check = countIsTheFencedWrite ? zeroRowCheck(onlySite) : null;
-            return FencePlan.fenced(sql, fencedTable, spliced.pieces(), spliced.databaseIndexes(),
-                    spliced.fenceIndexes(), check, countIsTheFencedWrite, epochWrites > 0, controlsTransaction);
+            return new FencePlan.Fenced(sql, fencedTable, FencePlan.DatabaseText.spliced(spliced), check,
+                    countIsTheFencedWrite, epochWrites > 0, controlsTransaction, false, false);
         }
 
         /**
@@ -587,7 +640,10 @@ public final class StatementAnalyzer {
 
         /**
          * Analyses the statement in tokens {@code [from, to)}, which the text {@code [rawFrom, rawTo)}
-         * holds with the comments around it; returns why it is refused, or null.
+         * holds with the comments around it; returns why it is refused, or null. First what the
+         * statement is (what it does to the transaction and the schema; forms judged by their head:
+         * SET STATEMENT, EXPLAIN, procedure calls); a statement that mentions a fenced table then
+         * has its writes read twice and decided one by one ({@link #fencedStatement}).
          */
         String statement(int from, int to, int rawFrom, int rawTo) {
             String raw = sql.substring(rawFrom, rawTo);
@@ -599,20 +655,9 @@ public final class StatementAnalyzer {
             boolean names = mentionsWatchedTable(raw);
             changesSchema |= isAnyWord(from, SCHEMA_HEADS) && !(isAnyWord(from + 1, TEMPORARY)
                     || ((tokens.isWord(from + 1, "GLOBAL") || tokens.isWord(from + 1, "LOCAL")) && isAnyWord(from + 2, TEMPORARY)));
-            String truncate = truncateCascade(from, to);
-            if (truncate != null) {
-                return truncate;
-            }
-            for (int i = from; i < to; i++) {
-                if (tokens.kind(i) == SqlTokens.EXECUTABLE_COMMENT
-                        && (names || config.procedureCalls() == FencingConfig.ProcedureCalls.REJECT)) {
-                    return "an executable comment (/*! .. */) in a statement that mentions a fenced table (or with "
-                            + FencingConfig.PROCEDURE_CALLS + "=reject) cannot be analysed";
-                }
-            }
-            String execute = sqlLevelExecute(from, to);
-            if (execute != null) {
-                return execute;
+            String hidden = hiddenWriteRefusal(from, to, names);
+            if (hidden != null) {
+                return hidden;
             }
             if (isSetStatementFor(from)) {
                 int inner = setStatementBody(from, to);
@@ -626,25 +671,59 @@ public final class StatementAnalyzer {
                 return explain(from, to, rawFrom, rawTo, names);
             }
             if (isDynamic(from)) {
-                if (guard) {
-                    // runs under the caller's fence; the triggers check whatever it writes
-                    guardChecked = true;
-                    return null;
+                return dynamicStatement(names);
+            }
+            return names ? fencedStatement(from, to, rawFrom, rawTo, raw) : null;
+        }
+
+        /**
+         * Writes no reading of the statement can see: PostgreSQL's TRUNCATE .. CASCADE into fenced
+         * tables, executable comments, SQL-level EXECUTE. Why the statement is refused, or null.
+         */
+        private String hiddenWriteRefusal(int from, int to, boolean names) {
+            String truncate = truncateCascade(from, to);
+            if (truncate != null) {
+                return truncate;
+            }
+            for (int i = from; i < to; i++) {
+                if (tokens.kind(i) == SqlTokens.EXECUTABLE_COMMENT
+                        && (names || config.procedureCalls() == FencingConfig.ProcedureCalls.REJECT)) {
+                    return "an executable comment (/*! .. */) in a statement that mentions a fenced table (or with "
+                            + FencingConfig.PROCEDURE_CALLS + "=reject) cannot be analysed";
                 }
-                if (names) {
-                    return "a procedure call or dynamic SQL that mentions a fenced table (even inside a string) cannot be analysed";
-                }
-                if (config.procedureCalls() == FencingConfig.ProcedureCalls.REJECT) {
-                    return "procedure calls and dynamic SQL (CALL, EXECUTE IMMEDIATE, DO, PREPARE, {call ..}) may write fenced "
-                            + "tables unseen, and " + FencingConfig.PROCEDURE_CALLS + "=reject";
-                }
-                LOG.log(System.Logger.Level.WARNING, "fencing-jdbc cannot see what this procedure call or dynamic SQL "
-                        + "writes; it is sent unchecked ({0}=allow): {1}", FencingConfig.PROCEDURE_CALLS, abbreviate(sql));
+            }
+            return sqlLevelExecute(from, to);
+        }
+
+        /**
+         * A procedure call or dynamic SQL: checked by the database guard when it is required;
+         * else refused when it mentions a fenced table or under {@code procedure-calls=reject},
+         * and sent unchecked with a warning otherwise.
+         */
+        private String dynamicStatement(boolean names) {
+            if (guard) {
+                // runs under the caller's fence; the triggers check whatever it writes
+                guardChecked = true;
                 return null;
             }
-            if (!names) {
-                return null;
+            if (names) {
+                return "a procedure call or dynamic SQL that mentions a fenced table (even inside a string) cannot be analysed";
             }
+            if (config.procedureCalls() == FencingConfig.ProcedureCalls.REJECT) {
+                return "procedure calls and dynamic SQL (CALL, EXECUTE IMMEDIATE, DO, PREPARE, {call ..}) may write fenced "
+                        + "tables unseen, and " + FencingConfig.PROCEDURE_CALLS + "=reject";
+            }
+            LOG.log(System.Logger.Level.WARNING, "fencing-jdbc cannot see what this procedure call or dynamic SQL "
+                    + "writes; it is sent unchecked ({0}=allow): {1}", FencingConfig.PROCEDURE_CALLS, abbreviate(sql));
+            return null;
+        }
+
+        /**
+         * A statement that mentions a fenced table: its writes are found in the text
+         * ({@link WriteSites}) and by JSqlParser; the two readings must agree, and each write is
+         * then decided ({@link #decideWrite}). Why the statement is refused, or null.
+         */
+        private String fencedStatement(int from, int to, int rawFrom, int rawTo, String raw) {
             namesFencedTable = true;
             if (guard && isCopyFrom(from, to)) {
                 // COPY FROM fires row triggers (PostgreSQL)
@@ -652,6 +731,36 @@ public final class StatementAnalyzer {
                 fencedTable = fencedTable == null ? firstConfiguredTable() : fencedTable;
                 return null;
             }
+            String unreadable = sessionDependentTextRefusal(from, to);
+            if (unreadable != null) {
+                return unreadable;
+            }
+            // the text's own reading of the writes first: it also marks what JSqlParser cannot read
+            // but the database does (PostgreSQL's "orders *", NOT MATERIALIZED), blanked for the parser
+            List<WriteSite> sites = WriteSites.find(tokens, dialect, from, to, this::blankToken);
+            ParserReading reading = readWrites(from, to, rawFrom, rawTo, raw);
+            if (reading.writes() == null) {
+                return reading.refusal();
+            }
+            ParsedWrites writes = reading.writes();
+            String disagreement = readingsDisagree(writes, sites, from, to);
+            if (disagreement != null) {
+                return disagreement;
+            }
+            for (int k = 0; k < sites.size(); k++) {
+                String refusal = decideWrite(writes.writes.get(k), sites.get(k), raw);
+                if (refusal != null) {
+                    return refusal;
+                }
+            }
+            return null;
+        }
+
+        /**
+         * Text whose reading depends on the session or the JDBC driver: on MariaDB a backslash in any
+         * string of the text; JDBC escapes. Why the statement is refused, or null.
+         */
+        private String sessionDependentTextRefusal(int from, int to) {
             if (dialect == Dialect.MARIADB && backslashStringIn(0, tokens.size())) {
                 // NO_BACKSLASH_ESCAPES and ANSI_QUOTES move where a string ends, and with it where
                 // every later statement of the text starts: a neighbour's string counts too
@@ -665,32 +774,51 @@ public final class StatementAnalyzer {
                             + "analysed; write the native SQL instead";
                 }
             }
-            // the text's own reading of the writes first: it also marks what JSqlParser cannot read
-            // but the database does (PostgreSQL's "orders *", NOT MATERIALIZED), blanked for the parser
-            List<WriteSites.Site> sites = WriteSites.find(tokens, dialect, from, to, this::blankToken);
+            return null;
+        }
+
+        /**
+         * JSqlParser's reading of the statement: its writes, or no writes with either a refusal or
+         * none (the statement is let through: the fenced name was only part of another name, a
+         * string or a comment).
+         */
+        private record ParserReading(ParsedWrites writes, String refusal) {
+        }
+
+        private static final ParserReading LET_THROUGH = new ParserReading(null, null);
+
+        private ParserReading readWrites(int from, int to, int rawFrom, int rawTo, String raw) {
             Statement parsed;
             try {
                 parsed = parser.parse(parserText(rawFrom, rawTo));
             } catch (SqlParser.UnparseableSqlException e) {
                 if (tokens.isWord(from, "SELECT") && WriteSites.countStatementHeads(tokens, from, to) == 0
                         && !mentionsWriteKeyword(raw)) {
-                    return null;
+                    return LET_THROUGH;
                 }
                 if (!isRoutineDefinition(from, to) && !namesFencedIdentifier(from, to, raw)) {
-                    return null; // the fenced name is only part of another name, a string or a comment
+                    return LET_THROUGH; // the fenced name is only part of another name, a string or a comment
                 }
-                return "the SQL parser cannot read a statement that names a fenced table (" + e.getMessage()
-                        + "); rewrite it in a form the parser reads, or run it through an unfenced connection";
+                return new ParserReading(null, "the SQL parser cannot read a statement that names a fenced table ("
+                        + e.getMessage() + "); rewrite it in a form the parser reads, or run it through an unfenced connection");
             }
             ParsedWrites writes = ParsedWrites.of(parsed, config.column());
             if (!writes.understood) {
                 if (!isRoutineDefinition(from, to) && !namesFencedIdentifier(from, to, raw)) {
-                    return null; // e.g. CREATE TABLE orders_archive, COMMENT .. IS 'copied from orders'
+                    return LET_THROUGH; // e.g. CREATE TABLE orders_archive, COMMENT .. IS 'copied from orders'
                 }
                 String kind = parsed.getClass().getSimpleName().replace("Statement", "").toUpperCase(Locale.ROOT);
-                return kind + " statements that name a fenced table are refused (schema changes, LOCK, views and "
-                        + "routines over it, and the like); run them through an unfenced connection";
+                return new ParserReading(null, kind + " statements that name a fenced table are refused (schema "
+                        + "changes, LOCK, views and routines over it, and the like); run them through an unfenced connection");
             }
+            return new ParserReading(writes, null);
+        }
+
+        /**
+         * Why the parser's and the text's readings of the writes cannot be trusted together (a
+         * SELECT .. INTO a fenced table, or a different number of writes), or null.
+         */
+        private String readingsDisagree(ParsedWrites writes, List<WriteSite> sites, int from, int to) {
             for (TableName into : writes.selectIntoTargets) {
                 TableName fenced = fencedTables.fencedTableFor(into);
                 if (fenced != null) {
@@ -703,82 +831,102 @@ public final class StatementAnalyzer {
                 return "the statement's writes could not be located with certainty (parser found "
                         + writes.writes.size() + ", text shows " + heads + ")";
             }
-            for (int k = 0; k < sites.size(); k++) {
-                ParsedWrites.ParsedWrite write = writes.writes.get(k);
-                WriteSites.Site site = sites.get(k);
-                TableName fenced = fencedTables.fencedTableFor(write.target());
-                // with the guard required, the triggers check cascaded writes (MariaDB's on the parents)
-                String cascade = fenced == null && !guard
-                        ? facts.cascadeInto(write.target(), cascadingEvents(write, site)) : null;
-                if (cascade != null) {
-                    fencedTable = firstConfiguredTable();
-                    return write.description() + " of " + write.target() + " reaches a fenced table through a foreign-key "
-                            + "action (" + cascade + "), where the database writes the fenced rows itself and no fence "
-                            + "check can be carried; write the fenced rows first with fenced statements, or require the "
-                            + "database guard (fencing.database-guard=required) so that the database checks cascaded writes";
-                }
-                // MERGE, REPLACE and TRUNCATE are never spliced, so only their kind must agree
-                boolean agree = site.kind == write.kind()
-                        && (site.kind == ParsedWrites.Kind.OTHER || write.target().equals(site.target(tokens)));
-                if ((write.multiTable() || site.multiTable) && guard) {
-                    // MariaDB fires the row triggers of each table it writes
-                    guardChecked = true;
-                    continue;
-                }
-                if (write.multiTable() || site.multiTable) {
-                    // MariaDB writes any of the tables it names, whichever comes first
-                    String refusal = multiTableWrite(write, raw);
-                    if (refusal != null) {
-                        return refusal;
-                    }
-                    continue;
-                }
-                if (fenced == null && agree) {
-                    continue;
-                }
-                if (fenced != null) {
-                    fencedTable = fenced.toString();
-                }
-                if (!agree) {
-                    if (site.unsupported != null && fenced != null) {
-                        return write.description() + " on fenced table " + fencedTable + " is refused: " + site.unsupported;
-                    }
-                    return "the statement's writes could not be located with certainty (" + write.description()
-                            + " of " + write.target() + ")";
-                }
-                if (fencedTables.modeOf(fenced) == FencingConfig.Mode.EPOCH) {
-                    String refusal = epochWrite(write);
-                    if (refusal != null) {
-                        return refusal;
-                    }
-                    epochWrites++;
-                    continue;
-                }
-                if (guard && (write.mysqlUpsert() || write.kind() == ParsedWrites.Kind.OTHER
-                        && !write.description().equals("TRUNCATE")) && !write.setsColumn()) {
-                    // MERGE, REPLACE and ON DUPLICATE KEY UPDATE fire the row triggers of what they change
-                    guardChecked = true;
-                    continue;
-                }
-                if (write.kind() == ParsedWrites.Kind.OTHER) {
-                    return write.description() + " on fenced table " + fencedTable + " cannot carry the fence check"
-                            + (write.description().equals("MERGE") ? "; write it as INSERT .. ON CONFLICT or UPDATE" : "");
-                }
-                if (write.mysqlUpsert()) {
-                    return "INSERT .. ON DUPLICATE KEY UPDATE on fenced table " + fencedTable
-                            + " cannot carry the check; use a fenced UPDATE and INSERT";
-                }
-                if (write.setsColumn()) {
-                    return "the statement sets the fence column " + config.column() + " of " + fencedTable
-                            + " itself; fencing-jdbc owns that column, remove it from the statement";
-                }
-                if (site.unsupported != null) {
-                    return write.description() + " on fenced table " + fencedTable + " is refused: " + site.unsupported;
-                }
-                rewrite(site);
-                fencedWrites++;
-                onlySite = site;
+            return null;
+        }
+
+        /**
+         * Decides one write, as the parser and the text read it: passed (not fenced), checked by the
+         * guard, counted as an epoch-mode write, refused, or spliced with the check. Why the
+         * statement is refused, or null.
+         */
+        private String decideWrite(ParsedWrites.ParsedWrite write, WriteSite site, String raw) {
+            TableName fenced = fencedTables.fencedTableFor(write.target());
+            String cascade = cascadeRefusal(write, site, fenced);
+            if (cascade != null) {
+                return cascade;
             }
+            // MERGE, REPLACE and TRUNCATE are never spliced, so only their kind must agree
+            boolean agree = site.kind() == write.kind()
+                    && (site.kind() == ParsedWrites.Kind.OTHER || write.target().equals(site.targetName(tokens)));
+            if ((write.multiTable() || site.multiTable()) && guard) {
+                // MariaDB fires the row triggers of each table it writes
+                guardChecked = true;
+                return null;
+            }
+            if (write.multiTable() || site.multiTable()) {
+                // MariaDB writes any of the tables it names, whichever comes first
+                return multiTableWrite(write, raw);
+            }
+            if (fenced == null && agree) {
+                return null;
+            }
+            if (fenced != null) {
+                fencedTable = fenced.toString();
+            }
+            if (!agree) {
+                if (site.unsupported() != null && fenced != null) {
+                    return write.description() + " on fenced table " + fencedTable + " is refused: " + site.unsupported();
+                }
+                return "the statement's writes could not be located with certainty (" + write.description()
+                        + " of " + write.target() + ")";
+            }
+            if (fencedTables.modeOf(fenced) == FencingConfig.Mode.EPOCH) {
+                String refusal = epochWrite(write);
+                if (refusal == null) {
+                    epochWrites++;
+                }
+                return refusal;
+            }
+            return rowModeWrite(write, site);
+        }
+
+        /**
+         * Why a write of a table that is not fenced is refused because a foreign-key action carries
+         * it into a fenced one, or null (with the guard required, the triggers check cascaded
+         * writes, MariaDB's on the parents).
+         */
+        private String cascadeRefusal(ParsedWrites.ParsedWrite write, WriteSite site, TableName fenced) {
+            String cascade = fenced == null && !guard
+                    ? facts.cascadeInto(write.target(), cascadingEvents(write, site)) : null;
+            if (cascade == null) {
+                return null;
+            }
+            fencedTable = firstConfiguredTable();
+            return write.description() + " of " + write.target() + " reaches a fenced table through a foreign-key "
+                    + "action (" + cascade + "), where the database writes the fenced rows itself and no fence "
+                    + "check can be carried; write the fenced rows first with fenced statements, or require the "
+                    + "database guard (fencing.database-guard=required) so that the database checks cascaded writes";
+        }
+
+        /**
+         * A write of a row-mode fenced table whose two readings agree: checked by the guard (forms
+         * whose row triggers fire), refused (forms that cannot carry the check), or spliced.
+         */
+        private String rowModeWrite(ParsedWrites.ParsedWrite write, WriteSite site) {
+            if (guard && (write.mysqlUpsert() || write.kind() == ParsedWrites.Kind.OTHER
+                    && !write.description().equals("TRUNCATE")) && !write.setsColumn()) {
+                // MERGE, REPLACE and ON DUPLICATE KEY UPDATE fire the row triggers of what they change
+                guardChecked = true;
+                return null;
+            }
+            if (write.kind() == ParsedWrites.Kind.OTHER) {
+                return write.description() + " on fenced table " + fencedTable + " cannot carry the fence check"
+                        + (write.description().equals("MERGE") ? "; write it as INSERT .. ON CONFLICT or UPDATE" : "");
+            }
+            if (write.mysqlUpsert()) {
+                return "INSERT .. ON DUPLICATE KEY UPDATE on fenced table " + fencedTable
+                        + " cannot carry the check; use a fenced UPDATE and INSERT";
+            }
+            if (write.setsColumn()) {
+                return "the statement sets the fence column " + config.column() + " of " + fencedTable
+                        + " itself; fencing-jdbc owns that column, remove it from the statement";
+            }
+            if (site.unsupported() != null) {
+                return write.description() + " on fenced table " + fencedTable + " is refused: " + site.unsupported();
+            }
+            rewrite(site);
+            fencedWrites++;
+            onlySite = site;
             return null;
         }
 
@@ -826,8 +974,8 @@ public final class StatementAnalyzer {
         }
 
         /** The events a write makes on existing rows of its target ({@link SchemaFacts#DELETE}, {@link SchemaFacts#UPDATE}). */
-        private int cascadingEvents(ParsedWrites.ParsedWrite write, WriteSites.Site site) {
-            if (write.multiTable() || site.multiTable || write.kind() == ParsedWrites.Kind.OTHER) {
+        private int cascadingEvents(ParsedWrites.ParsedWrite write, WriteSite site) {
+            if (write.multiTable() || site.multiTable() || write.kind() == ParsedWrites.Kind.OTHER) {
                 return SchemaFacts.DELETE | SchemaFacts.UPDATE; // MERGE, REPLACE (a delete), TRUNCATE ..
             }
             return switch (write.kind()) {
@@ -1072,14 +1220,11 @@ public final class StatementAnalyzer {
          */
         private FencePlan checkedByTheGuard(int parameters) {
             if (rewriteOffForTests || fencedWrites == 0 && epochWrites == 0 && !namesFencedTable) {
-                return (controlsTransaction ? FencePlan.transactionControl(sql) : FencePlan.passThrough(sql)).markCheckedByGuard();
+                return new FencePlan.PassThrough(sql, controlsTransaction, false, true);
             }
-            int[] unchanged = new int[parameters];
-            for (int p = 0; p < parameters; p++) {
-                unchanged[p] = p + 1;
-            }
-            return FencePlan.fenced(sql, fencedTable == null ? firstConfiguredTable() : fencedTable, new String[] {sql},
-                    unchanged, new int[0], null, false, epochWrites > 0, controlsTransaction).markCheckedByGuard();
+            return new FencePlan.Fenced(sql, fencedTable == null ? firstConfiguredTable() : fencedTable,
+                    FencePlan.DatabaseText.asWritten(sql, parameters), null, false, epochWrites > 0, controlsTransaction,
+                    false, true);
         }
 
         /**
@@ -1091,11 +1236,12 @@ public final class StatementAnalyzer {
             if (fencedWrites == 0) {
                 return false;
             }
-            if (fencedWrites > 1 || statements > 1 || !onlySite.topLevel || onlySite.withWrites) {
+            if (fencedWrites > 1 || statements > 1 || !onlySite.topLevel()
+                    || onlySite.with() != null && onlySite.with().writes()) {
                 return true;
             }
-            return onlySite.kind == ParsedWrites.Kind.INSERT && onlySite.hasConflictUpdate()
-                    && onlySite.conflictWhereKeyword >= 0;
+            return onlySite.kind() == ParsedWrites.Kind.INSERT && onlySite.hasConflictUpdate()
+                    && onlySite.insert().conflictUpdate().condition().where() != null;
         }
 
         /** {@code COPY <table> [(columns)] FROM ..}: a write (COPY .. TO reads). */
@@ -1163,217 +1309,12 @@ public final class StatementAnalyzer {
             return SqlParser.configure(new CCJSqlParser(new StringProvider(text)), dialect);
         }
 
-        private void rewrite(WriteSites.Site site) {
-            String column = config.column();
-            String qualifier = site.alias >= 0 ? tokens.text(site.alias) : tokens.text(site.targetLast);
-            String check = "COALESCE(" + qualifier + "." + column + ", 0) " + config.comparison().operator() + " " + Splice.FENCE;
-            String assignment = ", " + column + " = " + Splice.FENCE;
-            switch (site.kind) {
-                case UPDATE -> {
-                    splice.insert(tokens.end(site.assignmentsLast), assignment);
-                    where(site.whereKeyword, site.whereLast, site.bodyLast, check);
-                }
-                case DELETE -> where(site.whereKeyword, site.whereLast, site.bodyLast, check);
-                case INSERT -> {
-                    if (site.columnsClose >= 0) {
-                        splice.insert(tokens.start(site.columnsClose), ", " + column);
-                    }
-                    for (int close : site.rowCloses) {
-                        splice.insert(tokens.start(close), ", " + Splice.FENCE);
-                    }
-                    if (site.defaultValuesFirst >= 0) {
-                        splice.replace(tokens.start(site.defaultValuesFirst), tokens.end(site.defaultValuesLast),
-                                "(" + column + ") VALUES (" + Splice.FENCE + ")");
-                    }
-                    String fenceValue = "CAST(" + Splice.FENCE + (dialect == Dialect.MARIADB ? " AS SIGNED)" : " AS BIGINT)");
-                    if (site.selectListLast >= 0) {
-                        splice.insert(tokens.end(site.selectListLast), ", " + fenceValue);
-                    } else if (site.queryFirst >= 0) {
-                        splice.insert(tokens.start(site.queryFirst), "SELECT fencing_src.*, " + fenceValue + " FROM (");
-                        splice.insert(tokens.end(site.queryLast), ") fencing_src");
-                    }
-                    if (site.hasConflictUpdate()) {
-                        splice.insert(tokens.end(site.conflictAssignmentsLast), assignment);
-                        where(site.conflictWhereKeyword, site.conflictWhereLast, site.conflictBodyLast, check);
-                    }
-                }
-                default -> throw new IllegalStateException("not a fenceable write: " + site.kind);
-            }
+        private void rewrite(WriteSite site) {
+            new SiteSplicer(tokens, splice, config, dialect).rewrite(site);
         }
 
-        private void where(int keyword, int last, int bodyLast, String check) {
-            if (keyword >= 0) {
-                splice.insert(tokens.start(keyword + 1), "(");
-                splice.insert(tokens.end(last), ") AND " + check);
-            } else {
-                splice.insert(tokens.end(bodyLast), " WHERE " + check);
-            }
-        }
-
-        private ZeroRowCheck zeroRowCheck(WriteSites.Site site) {
-            if (site.kind == ParsedWrites.Kind.INSERT) {
-                if (site.hasConflictUpdate() && site.conflictWhereKeyword < 0 && !site.rowCloses.isEmpty()) {
-                    return ZeroRowCheck.expectedRows(site.rowCloses.size());
-                }
-                return null;
-            }
-            if (site.withWrites) {
-                return null; // the diagnosis would run the CTE's writes again
-            }
-            String qualifier = site.alias >= 0 ? tokens.text(site.alias) : tokens.text(site.targetLast);
-            StringBuilder query = new StringBuilder();
-            int[] parameters = new int[0];
-            if (site.withFirst >= 0) {
-                query.append(sql, tokens.start(site.withFirst), tokens.end(site.withLast)).append(' ');
-                parameters = append(parameters, site.withFirst, site.withLast);
-            }
-            query.append("SELECT MAX(COALESCE(").append(qualifier).append('.')
-                    .append(config.column()).append(", 0)) FROM ");
-            boolean usingNamesTarget = dialect == Dialect.MARIADB && site.kind == ParsedWrites.Kind.DELETE
-                    && site.fromKeyword >= 0;
-            if (usingNamesTarget) {
-                // MariaDB's DELETE .. USING lists the target among its tables: naming it again is an error
-                query.append(sql, tokens.start(site.fromKeyword + 1), tokens.end(site.fromLast));
-                parameters = append(parameters, site.fromKeyword + 1, site.fromLast);
-                if (site.whereKeyword >= 0) {
-                    query.append(" WHERE ").append(sql, tokens.start(site.whereKeyword + 1), tokens.end(site.whereLast));
-                    parameters = append(parameters, site.whereKeyword + 1, site.whereLast);
-                }
-                return ZeroRowCheck.newestFenceQuery(query.toString(), parameters);
-            }
-            int targetEnd = site.alias >= 0 ? site.alias : site.targetLast;
-            ZeroRowCheck byKey = keyCheck(site, qualifier, targetEnd);
-            query.append(sql, tokens.start(site.targetFirst), tokens.end(targetEnd));
-            if (site.fromKeyword >= 0) {
-                query.append(", ").append(sql, tokens.start(site.fromKeyword + 1), tokens.end(site.fromLast));
-                parameters = append(parameters, site.fromKeyword + 1, site.fromLast);
-            }
-            if (site.whereKeyword >= 0) {
-                query.append(" WHERE ").append(sql, tokens.start(site.whereKeyword + 1), tokens.end(site.whereLast));
-                parameters = append(parameters, site.whereKeyword + 1, site.whereLast);
-            }
-            return ZeroRowCheck.newestFenceQuery(query.toString(), parameters, byKey);
-        }
-
-        /**
-         * The diagnosis by key: the top-level conjuncts of the WHERE clause of the form {@code
-         * column = value} ({@code value} a parameter or a literal, {@code column} the target's), when
-         * their columns cover a primary key or a unique index of the target; null otherwise (an OR at
-         * the top, no whole key, a column of another table ..).
-         */
-        private ZeroRowCheck keyCheck(WriteSites.Site site, String qualifier, int targetEnd) {
-            List<Set<String>> keys = facts.keysOf(site.target(tokens));
-            if (keys.isEmpty() || site.whereKeyword < 0) {
-                return null;
-            }
-            int depth = tokens.depth(site.whereKeyword);
-            List<int[]> conjuncts = new java.util.ArrayList<>();
-            int start = site.whereKeyword + 1;
-            boolean between = false;
-            for (int i = start; i <= site.whereLast; i++) {
-                if (tokens.depth(i) != depth) {
-                    continue;
-                }
-                if (tokens.isWord(i, "OR") || tokens.isWord(i, "XOR") || (tokens.kind(i) == SqlTokens.OPERATOR
-                        && (tokens.text(i).equals("|") || tokens.text(i).equals("&")))) {
-                    return null; // MariaDB's || and && are OR and AND; any of it at the top: no conjunction to trust
-                }
-                if (tokens.isWord(i, "BETWEEN")) {
-                    between = true;
-                } else if (tokens.isWord(i, "AND")) {
-                    if (between) {
-                        between = false;
-                    } else {
-                        conjuncts.add(new int[] {start, i - 1});
-                        start = i + 1;
-                    }
-                }
-            }
-            conjuncts.add(new int[] {start, site.whereLast});
-            java.util.Map<String, int[]> equalities = new java.util.LinkedHashMap<>();
-            for (int[] conjunct : conjuncts) {
-                String column = keyEquality(conjunct[0], conjunct[1], site, qualifier);
-                if (column != null) {
-                    equalities.putIfAbsent(column, conjunct);
-                }
-            }
-            for (Set<String> key : keys) {
-                if (!equalities.keySet().containsAll(key)) {
-                    continue;
-                }
-                StringBuilder query = new StringBuilder("SELECT MAX(COALESCE(").append(qualifier).append('.')
-                        .append(config.column()).append(", 0)) FROM ")
-                        .append(sql, tokens.start(site.targetFirst), tokens.end(targetEnd)).append(" WHERE ");
-                int[] parameters = new int[0];
-                String separator = "";
-                for (String column : key) {
-                    int[] conjunct = equalities.get(column);
-                    query.append(separator).append(sql, tokens.start(conjunct[0]), tokens.end(conjunct[1]));
-                    parameters = append(parameters, conjunct[0], conjunct[1]);
-                    separator = " AND ";
-                }
-                return ZeroRowCheck.newestFenceQuery(query.toString(), parameters);
-            }
-            return null;
-        }
-
-        /**
-         * The column (folded) of a conjunct {@code [q.]column = value} or {@code value = [q.]column}
-         * in tokens {@code [first, last]}, where {@code q} is the target's alias or name (a bare column
-         * only when the write reads no other table) and {@code value} a parameter, a number or a
-         * string; else null.
-         */
-        private String keyEquality(int first, int last, WriteSites.Site site, String qualifier) {
-            for (int equals = first + 1; equals < last; equals++) {
-                if (tokens.kind(equals) == SqlTokens.OPERATOR && tokens.text(equals).equals("=")) {
-                    String column = columnOf(first, equals - 1, site, qualifier);
-                    if (column != null && isPlainValue(equals + 1, last)) {
-                        return column;
-                    }
-                    column = columnOf(equals + 1, last, site, qualifier);
-                    return column != null && isPlainValue(first, equals - 1) ? column : null;
-                }
-            }
-            return null;
-        }
-
-        private String columnOf(int first, int last, WriteSites.Site site, String qualifier) {
-            if (first == last && tokens.isIdentifier(first) && site.fromKeyword < 0) {
-                return tokens.identifier(first);
-            }
-            if (last == first + 2 && tokens.isIdentifier(first) && tokens.kind(first + 1) == SqlTokens.DOT
-                    && tokens.isIdentifier(last) && dev.fencing.internal.config.Identifiers.unquote(tokens.text(first))
-                    .equalsIgnoreCase(dev.fencing.internal.config.Identifiers.unquote(qualifier))) {
-                return tokens.identifier(last);
-            }
-            return null;
-        }
-
-        private boolean isPlainValue(int first, int last) {
-            if (first == last) {
-                byte kind = tokens.kind(first);
-                return kind == SqlTokens.PARAMETER || kind == SqlTokens.NUMBER
-                        || (kind == SqlTokens.STRING && !tokens.hasBackslash(first));
-            }
-            return last == first + 1 && tokens.kind(first) == SqlTokens.OPERATOR && tokens.text(first).equals("-")
-                    && tokens.kind(last) == SqlTokens.NUMBER;
-        }
-
-        private int[] append(int[] parameters, int first, int last) {
-            int count = 0;
-            for (int i = first; i <= last; i++) {
-                if (parameterOrdinals[i] > 0) {
-                    count++;
-                }
-            }
-            int[] all = java.util.Arrays.copyOf(parameters, parameters.length + count);
-            int next = parameters.length;
-            for (int i = first; i <= last; i++) {
-                if (parameterOrdinals[i] > 0) {
-                    all[next++] = parameterOrdinals[i];
-                }
-            }
-            return all;
+        private ZeroRowCheck zeroRowCheck(WriteSite site) {
+            return new ZeroRowQueries(sql, tokens, parameterOrdinals, facts, config.column(), dialect).of(site);
         }
     }
 

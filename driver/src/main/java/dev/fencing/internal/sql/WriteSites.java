@@ -1,7 +1,5 @@
 package dev.fencing.internal.sql;
 
-import dev.fencing.internal.config.Identifiers;
-import dev.fencing.internal.config.TableName;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -14,13 +12,16 @@ import java.util.function.IntConsumer;
  * assignments end, the WHERE predicate's extent, the VALUES rows. These are the places the
  * rewriter splices the check into the original text, so comments and hints survive.
  *
- * <p>A write whose shape is not one of the forms below is returned as {@link Site#unsupported}
+ * <p>A write whose shape is not one of the forms below is returned as {@link WriteSite#unsupported}
  * with the reason; the analyzer refuses it when its target is fenced.
  */
 final class WriteSites {
 
-    /** One write statement found in the text. Token indexes; -1 where a clause is absent. */
-    static final class Site {
+    /**
+     * A write while it is being read: token indexes, -1 where a clause has not been seen (yet).
+     * Never leaves this class; {@link #toSite} makes the immutable {@link WriteSite}.
+     */
+    private static final class Draft {
         ParsedWrites.Kind kind;
         int head;
         boolean topLevel;
@@ -28,7 +29,6 @@ final class WriteSites {
         int targetLast = -1;
         int alias = -1;
         String unsupported;
-        /** True when the text shows more tables than the target where the write may land (MariaDB forms). */
         boolean multiTable;
 
         // UPDATE / DELETE
@@ -41,36 +41,52 @@ final class WriteSites {
         int bodyLast = -1;
 
         // INSERT
+        int columnsOpen = -1;
         int columnsClose = -1;
-        final List<Integer> rowCloses = new ArrayList<>();
+        final List<WriteSite.Span> rows = new ArrayList<>();
         int defaultValuesFirst = -1;
         int defaultValuesLast = -1;
         int queryFirst = -1;
         int queryLast = -1;
-        boolean doNothing;
         int conflictAssignmentsLast = -1;
         int conflictWhereKeyword = -1;
         int conflictWhereLast = -1;
         int conflictBodyLast = -1;
-        /** For INSERT .. SELECT: the last token of the select list, where the fence is appended; else -1 (wrap the query). */
-        int selectListLast = -1;
+        /** For INSERT .. SELECT: the select list, where the fence is appended; else null (wrap the query). */
+        WriteSite.Span selectList;
 
         // the statement's own WITH clause (for a diagnosis query that needs its names)
         int withFirst = -1;
         int withLast = -1;
         boolean withWrites;
 
-        TableName target(SqlTokens tokens) {
-            if (targetFirst < 0) {
-                return TableName.of(null, "");
+        WriteSite toSite() {
+            WriteSite.Target target = targetFirst < 0 ? null
+                    : new WriteSite.Target(targetFirst, targetLast, alias >= 0 ? alias : targetLast);
+            WriteSite.With with = withFirst < 0 ? null : new WriteSite.With(withFirst, withLast, withWrites);
+            WriteSite.RowChange rowChange = null;
+            WriteSite.Insert insert = null;
+            if (kind == ParsedWrites.Kind.UPDATE || kind == ParsedWrites.Kind.DELETE) {
+                rowChange = new WriteSite.RowChange(
+                        assignmentsLast < 0 ? null : new WriteSite.Assignments(assignmentsLast),
+                        clause(fromKeyword, fromLast), new WriteSite.Condition(clause(whereKeyword, whereLast), bodyLast));
+            } else if (kind == ParsedWrites.Kind.INSERT) {
+                WriteSite.ConflictUpdate conflictUpdate = conflictAssignmentsLast < 0 ? null
+                        : new WriteSite.ConflictUpdate(new WriteSite.Assignments(conflictAssignmentsLast),
+                        new WriteSite.Condition(clause(conflictWhereKeyword, conflictWhereLast), conflictBodyLast));
+                insert = new WriteSite.Insert(span(columnsOpen, columnsClose), rows,
+                        span(defaultValuesFirst, defaultValuesLast),
+                        queryFirst < 0 ? null : new WriteSite.Query(queryFirst, queryLast, selectList), conflictUpdate);
             }
-            String table = tokens.text(targetLast);
-            String schema = targetLast - 2 >= targetFirst ? tokens.text(targetLast - 2) : null;
-            return TableName.of(schema, table);
+            return new WriteSite(kind, head, topLevel, target, unsupported, multiTable, with, rowChange, insert);
         }
 
-        boolean hasConflictUpdate() {
-            return conflictAssignmentsLast >= 0;
+        private static WriteSite.Clause clause(int keyword, int last) {
+            return keyword < 0 ? null : new WriteSite.Clause(keyword, last);
+        }
+
+        private static WriteSite.Span span(int first, int last) {
+            return first < 0 ? null : new WriteSite.Span(first, last);
         }
     }
 
@@ -89,7 +105,7 @@ final class WriteSites {
 
     private final SqlTokens tokens;
     private final Dialect dialect;
-    private final List<Site> sites = new ArrayList<>();
+    private final List<Draft> sites = new ArrayList<>();
     private final IntConsumer parserBlanks;
 
     private WriteSites(SqlTokens tokens, Dialect dialect, IntConsumer parserBlanks) {
@@ -99,7 +115,7 @@ final class WriteSites {
     }
 
     /** The writes of the statement in tokens {@code [from, to)}, in text order. */
-    static List<Site> find(SqlTokens tokens, Dialect dialect, int from, int to) {
+    static List<WriteSite> find(SqlTokens tokens, Dialect dialect, int from, int to) {
         return find(tokens, dialect, from, to, token -> { });
     }
 
@@ -108,10 +124,14 @@ final class WriteSites {
      * the database reads but JSqlParser cannot, and that change nothing about what is written
      * (PostgreSQL's {@code orders *}, {@code NOT MATERIALIZED}): the parser is given them blanked.
      */
-    static List<Site> find(SqlTokens tokens, Dialect dialect, int from, int to, IntConsumer parserBlanks) {
+    static List<WriteSite> find(SqlTokens tokens, Dialect dialect, int from, int to, IntConsumer parserBlanks) {
         WriteSites finder = new WriteSites(tokens, dialect, parserBlanks);
         finder.statement(from, to, true);
-        return finder.sites;
+        List<WriteSite> found = new ArrayList<>(finder.sites.size());
+        for (Draft draft : finder.sites) {
+            found.add(draft.toSite());
+        }
+        return found;
     }
 
     /**
@@ -145,7 +165,7 @@ final class WriteSites {
         if (tokens.isWord(i, "WITH")) {
             i = withClause(i + 1, to);
             if (i < 0) {
-                Site site = new Site();
+                Draft site = new Draft();
                 site.kind = ParsedWrites.Kind.OTHER;
                 site.head = from;
                 site.unsupported = "a WITH clause of a shape the analyzer does not know";
@@ -165,11 +185,11 @@ final class WriteSites {
             insert(i, to, topLevel);
         } else if (tokens.isWord(i, "MERGE") || tokens.isWord(i, "REPLACE") || tokens.isWord(i, "UPSERT")
                 || tokens.isWord(i, "TRUNCATE")) {
-            Site site = site(ParsedWrites.Kind.OTHER, i, topLevel);
+            Draft site = site(ParsedWrites.Kind.OTHER, i, topLevel);
             site.unsupported = tokens.text(i).toUpperCase(Locale.ROOT) + " cannot carry a per-row fence check";
         }
         if (i > from && sites.size() > sitesBeforeMain) {
-            Site main = sites.get(sitesBeforeMain);
+            Draft main = sites.get(sitesBeforeMain);
             main.withFirst = from;
             main.withLast = i - 1;
             main.withWrites = sitesBeforeMain > sitesBeforeWith;
@@ -215,8 +235,8 @@ final class WriteSites {
         return -1;
     }
 
-    private Site site(ParsedWrites.Kind kind, int head, boolean topLevel) {
-        Site site = new Site();
+    private Draft site(ParsedWrites.Kind kind, int head, boolean topLevel) {
+        Draft site = new Draft();
         site.kind = kind;
         site.head = head;
         site.topLevel = topLevel;
@@ -225,7 +245,7 @@ final class WriteSites {
     }
 
     private void update(int head, int to, boolean topLevel) {
-        Site site = site(ParsedWrites.Kind.UPDATE, head, topLevel);
+        Draft site = site(ParsedWrites.Kind.UPDATE, head, topLevel);
         int depth = tokens.depth(head);
         int i = skipWords(head + 1, to, "LOW_PRIORITY", "IGNORE");
         i = target(site, i, to, "SET");
@@ -254,7 +274,7 @@ final class WriteSites {
     }
 
     private void delete(int head, int to, boolean topLevel) {
-        Site site = site(ParsedWrites.Kind.DELETE, head, topLevel);
+        Draft site = site(ParsedWrites.Kind.DELETE, head, topLevel);
         int depth = tokens.depth(head);
         int i = skipWords(head + 1, to, "LOW_PRIORITY", "QUICK", "IGNORE");
         if (dialect == Dialect.MARIADB && tokens.isIdentifier(i) && tokens.isWord(i + 1, "FROM")
@@ -287,7 +307,7 @@ final class WriteSites {
      * table read (by its alias or name), it is a single-table DELETE with an alias; else false and
      * the site is left for the multi-table reading.
      */
-    private boolean singleTableAliasDelete(Site site, int deleted, int to, int depth) {
+    private boolean singleTableAliasDelete(Draft site, int deleted, int to, int depth) {
         int i = targetName(site, deleted + 2, to);
         if (i < 0) {
             site.unsupported = null;
@@ -316,7 +336,7 @@ final class WriteSites {
         return true;
     }
 
-    private void whereAndTail(Site site, int i, int to, int depth) {
+    private void whereAndTail(Draft site, int i, int to, int depth) {
         int tail = i;
         if (i < to && tokens.isWord(i, "WHERE")) {
             if (isCurrentOf(i + 1, to)) {
@@ -339,7 +359,7 @@ final class WriteSites {
     }
 
     private void insert(int head, int to, boolean topLevel) {
-        Site site = site(ParsedWrites.Kind.INSERT, head, topLevel);
+        Draft site = site(ParsedWrites.Kind.INSERT, head, topLevel);
         int depth = tokens.depth(head);
         int i = skipWords(head + 1, to, "LOW_PRIORITY", "DELAYED", "HIGH_PRIORITY", "IGNORE");
         if (tokens.isWord(i, "INTO")) {
@@ -358,6 +378,7 @@ final class WriteSites {
             boolean columnList = close > i + 1 && tokens.isIdentifier(i + 1) && !tokens.isWord(i + 1, "SELECT")
                     && !tokens.isWord(i + 1, "WITH") && !tokens.isWord(i + 1, "VALUES");
             if (columnList) {
+                site.columnsOpen = i;
                 site.columnsClose = close;
                 i = close + 1;
             }
@@ -365,115 +386,138 @@ final class WriteSites {
         if (tokens.isWord(i, "OVERRIDING")) {
             i += 3;
         }
-        int bodyEnd;
+        int bodyEnd = insertedRows(site, i, to, depth);
+        if (bodyEnd >= 0) {
+            afterInsertedRows(site, bodyEnd, to, depth);
+        }
+    }
+
+    /**
+     * Reads what is inserted, from token {@code i}: DEFAULT VALUES, VALUES rows or a query.
+     * Returns the index after it, or -1 (site marked unsupported).
+     */
+    private int insertedRows(Draft site, int i, int to, int depth) {
         if (tokens.isWord(i, "DEFAULT") && tokens.isWord(i + 1, "VALUES")) {
             if (site.columnsClose >= 0) {
                 site.unsupported = "DEFAULT VALUES after a column list";
-                return;
+                return -1;
             }
             site.defaultValuesFirst = i;
             site.defaultValuesLast = i + 1;
-            bodyEnd = i + 2;
-        } else if (tokens.isWord(i, "VALUES") || tokens.isWord(i, "VALUE")) {
-            if (site.columnsClose < 0) {
-                site.unsupported = "an INSERT without a column list (name the columns so the fence column can be added)";
-                return;
-            }
-            int j = i + 1;
-            while (j < to && tokens.kind(j) == SqlTokens.OPEN) {
-                int close = closeOf(j);
-                site.rowCloses.add(close);
-                j = close + 1;
-                if (j < to && tokens.kind(j) == SqlTokens.COMMA) {
-                    j++;
-                } else {
-                    break;
-                }
-            }
-            if (site.rowCloses.isEmpty()) {
-                site.unsupported = "VALUES rows of an unexpected shape (use VALUES (..), (..))";
-                return;
-            }
-            bodyEnd = j;
-        } else if (tokens.isWord(i, "SELECT") || tokens.isWord(i, "WITH") || tokens.isWord(i, "TABLE")
-                || (i < to && tokens.kind(i) == SqlTokens.OPEN)) {
-            if (site.columnsClose < 0) {
-                site.unsupported = "an INSERT without a column list (name the columns so the fence column can be added)";
-                return;
-            }
-            site.queryFirst = i;
-            int end = i;
-            while (end < to && !(tokens.depth(end) == depth && (isConflictClause(end) || tokens.isWord(end, "RETURNING")))) {
-                end++;
-            }
-            site.queryLast = end - 1;
-            site.selectListLast = selectListLast(i, end, depth);
-            bodyEnd = end;
-        } else {
-            site.unsupported = "an INSERT of an unexpected shape (INSERT .. SET and row aliases cannot carry the fence)";
-            return;
+            return i + 2;
         }
-        int i2 = bodyEnd;
-        if (i2 < to && tokens.isWord(i2, "ON")) {
-            if (tokens.isWord(i2 + 1, "DUPLICATE")) {
+        boolean values = tokens.isWord(i, "VALUES") || tokens.isWord(i, "VALUE");
+        boolean query = tokens.isWord(i, "SELECT") || tokens.isWord(i, "WITH") || tokens.isWord(i, "TABLE")
+                || (i < to && tokens.kind(i) == SqlTokens.OPEN);
+        if (!values && !query) {
+            site.unsupported = "an INSERT of an unexpected shape (INSERT .. SET and row aliases cannot carry the fence)";
+            return -1;
+        }
+        if (site.columnsClose < 0) {
+            site.unsupported = "an INSERT without a column list (name the columns so the fence column can be added)";
+            return -1;
+        }
+        if (values) {
+            return valuesRows(site, i + 1, to);
+        }
+        site.queryFirst = i;
+        int end = i;
+        while (end < to && !(tokens.depth(end) == depth && (isConflictClause(end) || tokens.isWord(end, "RETURNING")))) {
+            end++;
+        }
+        site.queryLast = end - 1;
+        site.selectList = selectList(i, end, depth);
+        return end;
+    }
+
+    /** Reads the rows {@code (..), (..)} from token {@code j}; returns the index after them, or -1 (site marked). */
+    private int valuesRows(Draft site, int j, int to) {
+        while (j < to && tokens.kind(j) == SqlTokens.OPEN) {
+            int close = closeOf(j);
+            site.rows.add(new WriteSite.Span(j, close));
+            j = close + 1;
+            if (j < to && tokens.kind(j) == SqlTokens.COMMA) {
+                j++;
+            } else {
+                break;
+            }
+        }
+        if (site.rows.isEmpty()) {
+            site.unsupported = "VALUES rows of an unexpected shape (use VALUES (..), (..))";
+            return -1;
+        }
+        return j;
+    }
+
+    /**
+     * Reads what may follow the inserted rows at token {@code i}: ON CONFLICT (DO NOTHING or DO
+     * UPDATE with its own condition), then only RETURNING; anything else marks the site.
+     */
+    private void afterInsertedRows(Draft site, int i, int to, int depth) {
+        if (i < to && tokens.isWord(i, "ON")) {
+            if (tokens.isWord(i + 1, "DUPLICATE")) {
                 site.unsupported = "ON DUPLICATE KEY UPDATE (its assignments cannot be made conditional on the fence)";
                 return;
             }
-            if (!tokens.isWord(i2 + 1, "CONFLICT")) {
+            if (!tokens.isWord(i + 1, "CONFLICT")) {
                 site.unsupported = "an unexpected ON clause after the inserted rows";
                 return;
             }
-            int doKeyword = i2 + 2;
+            int doKeyword = i + 2;
             while (doKeyword < to && !(tokens.depth(doKeyword) == depth && tokens.isWord(doKeyword, "DO"))) {
                 doKeyword++;
             }
             if (tokens.isWord(doKeyword + 1, "NOTHING")) {
-                site.doNothing = true;
-                i2 = doKeyword + 2;
+                i = doKeyword + 2;
             } else if (tokens.isWord(doKeyword + 1, "UPDATE") && tokens.isWord(doKeyword + 2, "SET")) {
-                int stop = findClause(doKeyword + 3, to, depth, CONFLICT_ASSIGNMENT_STOPS);
-                site.conflictAssignmentsLast = stop - 1;
-                int tail = stop;
-                if (stop < to && tokens.isWord(stop, "WHERE")) {
-                    site.conflictWhereKeyword = stop;
-                    tail = findClause(stop + 1, to, depth, CONFLICT_WHERE_STOPS);
-                    site.conflictWhereLast = tail - 1;
-                }
-                site.conflictBodyLast = tail - 1;
-                i2 = tail;
+                i = conflictUpdate(site, doKeyword + 3, to, depth);
             } else {
                 site.unsupported = "an ON CONFLICT clause of an unexpected shape";
                 return;
             }
         }
-        if (i2 < to && !tokens.isWord(i2, "RETURNING")) {
-            site.unsupported = "unexpected text after the inserted rows: " + tokens.text(i2);
+        if (i < to && !tokens.isWord(i, "RETURNING")) {
+            site.unsupported = "unexpected text after the inserted rows: " + tokens.text(i);
         }
     }
 
+    /** Reads ON CONFLICT's assignments from token {@code i} and its WHERE; returns the index after them. */
+    private int conflictUpdate(Draft site, int i, int to, int depth) {
+        int stop = findClause(i, to, depth, CONFLICT_ASSIGNMENT_STOPS);
+        site.conflictAssignmentsLast = stop - 1;
+        int tail = stop;
+        if (stop < to && tokens.isWord(stop, "WHERE")) {
+            site.conflictWhereKeyword = stop;
+            tail = findClause(stop + 1, to, depth, CONFLICT_WHERE_STOPS);
+            site.conflictWhereLast = tail - 1;
+        }
+        site.conflictBodyLast = tail - 1;
+        return tail;
+    }
+
     /**
-     * For a query that is one plain SELECT (after an optional WITH clause), the last token of its
-     * select list; -1 for set operations, VALUES, TABLE or a parenthesised query, which get wrapped.
+     * For a query that is one plain SELECT (after an optional WITH clause), its select list; null
+     * for set operations, VALUES, TABLE or a parenthesised query, which get wrapped.
      */
-    private int selectListLast(int first, int end, int depth) {
+    private WriteSite.Span selectList(int first, int end, int depth) {
         int i = first;
         if (tokens.isWord(i, "WITH")) {
             WriteSites nested = new WriteSites(tokens, dialect, parserBlanks);
             i = nested.withClause(i + 1, end);
             if (i < 0 || !nested.sites.isEmpty()) {
-                return -1;
+                return null;
             }
         }
         if (!tokens.isWord(i, "SELECT")) {
-            return -1;
+            return null;
         }
         for (int j = i + 1; j < end; j++) {
             if (tokens.depth(j) == depth && isAnyWord(j, SET_OPERATIONS)) {
-                return -1;
+                return null;
             }
         }
         int stop = findClause(i + 1, end, depth, SELECT_LIST_STOPS);
-        return stop - 1 > i ? stop - 1 : -1;
+        return stop - 1 > i ? new WriteSite.Span(i + 1, stop - 1) : null;
     }
 
     private boolean isConflictClause(int i) {
@@ -481,7 +525,7 @@ final class WriteSites {
     }
 
     /** Reads the target name and an optional alias; returns the index after them, or -1 (site marked). */
-    private int target(Site site, int i, int to, String... stops) {
+    private int target(Draft site, int i, int to, String... stops) {
         i = targetName(site, i, to);
         if (i < 0) {
             return -1;
@@ -501,7 +545,7 @@ final class WriteSites {
         return i;
     }
 
-    private int targetName(Site site, int i, int to) {
+    private int targetName(Draft site, int i, int to) {
         if (tokens.isWord(i, "ONLY")) {
             site.unsupported = "ONLY (write to the table by name)";
             return -1;
