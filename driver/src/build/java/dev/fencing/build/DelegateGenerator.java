@@ -8,8 +8,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.StringJoiner;
 import java.util.stream.Collectors;
@@ -45,9 +47,20 @@ import com.sun.source.util.JavacTask;
  * implements it; a dangerous {@code default} method is re-declared {@code abstract} for the same
  * reason (otherwise the interface's default would silently run against the wrapper).
  *
- * <p>Usage: {@code java DelegateGenerator.java OUTPUT_DIR interface=generated.ClassName[:SuperClass] ...}
- * (a superclass, in the generated class's package, with a no-argument constructor, when the
- * wrapper must also extend a class of its own).
+ * <p>Some harmless methods are forwarded through a hook the subclass implements (see {@link Route}):
+ * a parameter index goes through {@code parameterIndex(int)}, because the rewrite renumbers the
+ * parameters around the fence; a value set by index is also offered to {@code keep*}, for the
+ * zero-row diagnosis that sets it again; binding a parameter by name goes through
+ * {@code parameterName(String)}; and a connection is reached through {@code open()}, so that a
+ * closed wrapper refuses. A hook is an abstract method of the generated class, so a subclass that
+ * does not route cannot compile either.
+ *
+ * <p>Usage: {@code java DelegateGenerator.java OUTPUT_DIR interface=generated.ClassName[:SuperClass[(Type,...)]] ...}.
+ * {@code :SuperClass}: a class of the generated class's package, with a no-argument constructor, that
+ * the wrapper must also extend. {@code :SuperClass(Type,...)}: the wrapper of the interface's
+ * superinterface, whose constructor takes these types and then the delegate; it already implements
+ * the superinterface's methods (and hooks), so only the methods the interface declares itself are
+ * generated.
  */
 public final class DelegateGenerator {
 
@@ -61,6 +74,43 @@ public final class DelegateGenerator {
     private static final Set<String> SQL_TAKING = Set.of(
             "java.sql.Connection", "java.sql.Statement", "java.sql.PreparedStatement",
             "java.sql.CallableStatement");
+
+    /**
+     * Interfaces whose own methods address a statement's parameters: an {@code int} first parameter
+     * is a parameter index, a {@code String} one a parameter name. None of their own methods takes
+     * SQL text: a prepared or callable statement receives SQL only through the methods it inherits
+     * from {@code Statement}.
+     */
+    private static final Set<String> PARAMETER_INTERFACES = Set.of(
+            "java.sql.PreparedStatement", "java.sql.CallableStatement", "java.sql.ParameterMetaData");
+
+    /**
+     * The setter JDBC's standard type mapping pairs with each Java type: {@code setObject} binds a
+     * value of that type as this setter does, so such a value is kept as it is (no replay object)
+     * and set again with {@code setObject}.
+     */
+    private static final Map<String, String> STANDARD_SETTERS = Map.ofEntries(
+            Map.entry("boolean", "setBoolean"), Map.entry("byte", "setByte"), Map.entry("short", "setShort"),
+            Map.entry("int", "setInt"), Map.entry("long", "setLong"), Map.entry("float", "setFloat"),
+            Map.entry("double", "setDouble"), Map.entry("java.math.BigDecimal", "setBigDecimal"),
+            Map.entry("java.lang.String", "setString"), Map.entry("byte[]", "setBytes"),
+            Map.entry("java.sql.Date", "setDate"), Map.entry("java.sql.Time", "setTime"),
+            Map.entry("java.sql.Timestamp", "setTimestamp"), Map.entry("java.net.URL", "setURL"));
+
+    /** Interfaces forwarded through {@code open()}: the wrapper refuses every call once it is closed. */
+    private static final Set<String> CHECKED_BEFORE_USE = Set.of("java.sql.Connection");
+
+    /** How a forwarded method reaches the delegate. */
+    enum Route {
+        /** Called as it is. */
+        PLAIN,
+        /** Its first argument, a parameter index in the application's numbering, goes through {@code parameterIndex}. */
+        PARAMETER_INDEX,
+        /** As {@link #PARAMETER_INDEX}, and afterwards how the value was set is offered to {@code keep*}. */
+        KEPT_SETTER,
+        /** Binds or registers by name: the name goes through {@code parameterName}, which may refuse. */
+        PARAMETER_NAME
+    }
 
     private DelegateGenerator() {
     }
@@ -93,13 +143,52 @@ public final class DelegateGenerator {
             if (TRANSACTION_AND_LIFECYCLE.contains(name)) {
                 return "changes the transaction or the connection's state, which the driver tracks";
             }
-            for (VariableElement parameter : method.getParameters()) {
-                if (parameter.asType().toString().equals("java.lang.String")) {
-                    return "takes a String that may be SQL text";
+            if (!PARAMETER_INTERFACES.contains(declaringInterface(method))) {
+                for (VariableElement parameter : method.getParameters()) {
+                    if (parameter.asType().toString().equals("java.lang.String")) {
+                        return "takes a String that may be SQL text";
+                    }
                 }
             }
         }
+        if (PARAMETER_INTERFACES.contains(declaringInterface(method)) && !method.getParameters().isEmpty()
+                && !isParameterIndex(method) && !isParameterName(method)) {
+            return "cannot tell which parameter it addresses";
+        }
+        if (name.equals("clearParameters")) {
+            return "the values kept for the zero-row diagnosis must be forgotten with the driver's";
+        }
+        if (CHECKED_BEFORE_USE.contains(owner) && !method.getThrownTypes().stream()
+                .anyMatch(thrown -> thrown.toString().equals("java.sql.SQLException"))) {
+            return "cannot be checked before use: open() throws SQLException, which it does not declare";
+        }
         return null;
+    }
+
+    /** How {@code method}, which {@link #handling} lets the generator write, reaches the delegate. */
+    static Route route(ExecutableElement method) {
+        if (!PARAMETER_INTERFACES.contains(declaringInterface(method)) || method.getParameters().isEmpty()) {
+            return Route.PLAIN;
+        }
+        String name = method.getSimpleName().toString();
+        if (isParameterIndex(method)) {
+            return name.startsWith("set") ? Route.KEPT_SETTER : Route.PARAMETER_INDEX;
+        }
+        // reading a value by name is harmless (and allowed on every statement); binding or
+        // registering one by name is the wrapper's to allow
+        return name.startsWith("get") ? Route.PLAIN : Route.PARAMETER_NAME;
+    }
+
+    private static boolean isParameterIndex(ExecutableElement method) {
+        return method.getParameters().get(0).asType().getKind() == TypeKind.INT;
+    }
+
+    private static boolean isParameterName(ExecutableElement method) {
+        return method.getParameters().get(0).asType().toString().equals("java.lang.String");
+    }
+
+    private static String declaringInterface(ExecutableElement method) {
+        return ((TypeElement) method.getEnclosingElement()).getQualifiedName().toString();
     }
 
     /**
@@ -183,11 +272,47 @@ public final class DelegateGenerator {
         return generate(elements, iface, generatedName, null);
     }
 
+    /**
+     * @param superclass null, {@code Name} (a plain superclass with a no-argument constructor) or
+     *                   {@code Name(Type,...)} (the wrapper of the interface's superinterface)
+     */
     static String generate(Elements elements, TypeElement iface, String generatedName, String superclass) {
         int dot = generatedName.lastIndexOf('.');
         String packageName = generatedName.substring(0, dot);
         String simpleName = generatedName.substring(dot + 1);
         String ifaceName = iface.getQualifiedName().toString();
+        boolean wrapsSuperinterface = superclass != null && superclass.endsWith(")");
+        String superName = superclass == null ? null
+                : wrapsSuperinterface ? superclass.substring(0, superclass.indexOf('(')) : superclass;
+        List<String> superParameters = wrapsSuperinterface
+                ? List.of(superclass.substring(superclass.indexOf('(') + 1, superclass.length() - 1).split(","))
+                : List.of();
+
+        List<ExecutableElement> methods = methodsOf(elements, iface);
+        Set<Route> inheritedRoutes = EnumSet.noneOf(Route.class);
+        if (wrapsSuperinterface) {
+            // the superclass wraps the superinterfaces: their methods, and the hooks they route through, are its own
+            for (TypeMirror superinterface : iface.getInterfaces()) {
+                TypeElement inherited = (TypeElement) ((DeclaredType) superinterface).asElement();
+                for (ExecutableElement method : methodsOf(elements, inherited)) {
+                    if (handling(inherited, method) == null) {
+                        inheritedRoutes.add(route(method));
+                    }
+                }
+            }
+            if (inheritedRoutes.contains(Route.KEPT_SETTER)) {
+                inheritedRoutes.add(Route.PARAMETER_INDEX);   // a kept setter routes its index too
+            }
+            methods.removeIf(method -> !method.getEnclosingElement().equals(iface));
+        }
+        Set<Route> routes = EnumSet.noneOf(Route.class);
+        for (ExecutableElement method : methods) {
+            if (handling(iface, method) == null) {
+                routes.add(route(method));
+            }
+        }
+        routes.removeAll(inheritedRoutes);
+        boolean checked = CHECKED_BEFORE_USE.contains(ifaceName);
 
         StringWriter text = new StringWriter();
         try (Writer out = text) {
@@ -198,17 +323,29 @@ public final class DelegateGenerator {
             out.write(" * take SQL text, can write or change transaction state are not here: the subclass must\n");
             out.write(" * implement each of them by hand (dangerous {@code default} methods are re-declared abstract).\n */\n");
             out.write("@SuppressWarnings({\"deprecation\", \"removal\"})\n");
-            out.write("abstract class " + simpleName + (superclass == null ? "" : " extends " + superclass)
+            out.write("abstract class " + simpleName + (superName == null ? "" : " extends " + superName)
                     + " implements " + ifaceName + " {\n\n");
             out.write("    /** The driver's own object; never handed out. */\n");
             out.write("    final " + ifaceName + " delegate;\n\n");
-            out.write("    " + simpleName + "(" + ifaceName + " delegate) {\n");
+            StringJoiner constructorParameters = new StringJoiner(", ");
+            StringJoiner superArguments = new StringJoiner(", ");
+            for (int i = 0; i < superParameters.size(); i++) {
+                constructorParameters.add(superParameters.get(i).trim() + " argument" + i);
+                superArguments.add("argument" + i);
+            }
+            constructorParameters.add(ifaceName + " delegate");
+            out.write("    " + simpleName + "(" + constructorParameters + ") {\n");
+            if (wrapsSuperinterface) {
+                superArguments.add("delegate");
+                out.write("        super(" + superArguments + ");\n");
+            }
             out.write("        this.delegate = java.util.Objects.requireNonNull(delegate, \"delegate\");\n");
             out.write("    }\n");
-            for (ExecutableElement method : methodsOf(elements, iface)) {
+            writeHooks(out, routes, checked, ifaceName);
+            for (ExecutableElement method : methods) {
                 String reason = handling(iface, method);
                 if (reason == null) {
-                    writeForward(out, method);
+                    writeForward(out, method, route(method), checked ? "open()" : "delegate");
                 } else if (method.isDefault()) {
                     writeAbstract(out, method, reason);
                 }
@@ -218,6 +355,36 @@ public final class DelegateGenerator {
             throw new IllegalStateException(e);
         }
         return text.toString();
+    }
+
+    /** The abstract methods the forwarded methods route through; the subclass implements each. */
+    private static void writeHooks(Writer out, Set<Route> routes, boolean checked, String ifaceName) throws IOException {
+        if (checked) {
+            out.write("\n    /** The delegate, while the wrapper may still be used; else an SQLException. */\n");
+            out.write("    abstract " + ifaceName + " open() throws java.sql.SQLException;\n");
+        }
+        if (routes.contains(Route.PARAMETER_INDEX) || routes.contains(Route.KEPT_SETTER)) {
+            out.write("\n    /**\n     * The driver's index of the application's parameter {@code parameterIndex}; an index the\n");
+            out.write("     * application's text does not have is refused, so that no call reaches a fence slot.\n     */\n");
+            out.write("    abstract int parameterIndex(int parameterIndex) throws java.sql.SQLException;\n");
+        }
+        if (routes.contains(Route.KEPT_SETTER)) {
+            out.write("\n    /** True when the values set by index must be kept, to be set again on another statement. */\n");
+            out.write("    abstract boolean keepsValues();\n");
+            out.write("\n    /** Keeps the value of parameter {@code parameterIndex}, which {@code setObject} sets again as the application's setter did. */\n");
+            out.write("    abstract void keepValue(int parameterIndex, Object value);\n");
+            out.write("\n    /** Keeps how the application set parameter {@code parameterIndex}: {@code replay} sets it again. */\n");
+            out.write("    abstract void keep(int parameterIndex, Replay replay);\n");
+            out.write("\n    /** Keeps that parameter {@code parameterIndex} was set from a stream or reader, which is read once. */\n");
+            out.write("    abstract void keepUnrepeatable(int parameterIndex);\n");
+            out.write("\n    /** Sets a kept value again, with the setter the application used, on another statement. */\n");
+            out.write("    @FunctionalInterface\n    interface Replay {\n");
+            out.write("        void set(java.sql.PreparedStatement target, int index) throws java.sql.SQLException;\n    }\n");
+        }
+        if (routes.contains(Route.PARAMETER_NAME)) {
+            out.write("\n    /** The name to bind or register parameter {@code parameterName} by; refuses when names may not be used. */\n");
+            out.write("    abstract String parameterName(String parameterName) throws java.sql.SQLException;\n");
+        }
     }
 
     /** Every abstract or default instance method the interface has, its own and inherited, in a stable order. */
@@ -245,14 +412,43 @@ public final class DelegateGenerator {
                 .map(p -> p.asType().toString()).collect(Collectors.joining(",", "(", ")"));
     }
 
-    private static void writeForward(Writer out, ExecutableElement method) throws IOException {
+    private static void writeForward(Writer out, ExecutableElement method, Route route, String target)
+            throws IOException {
         writeHeader(out, method, false);
-        StringJoiner arguments = new StringJoiner(", ");
+        List<String> names = new ArrayList<>();
         for (VariableElement parameter : method.getParameters()) {
-            arguments.add(parameterName(method, parameter));
+            names.add(parameterName(method, parameter));
         }
-        String call = "delegate." + method.getSimpleName() + "(" + arguments + ");";
-        out.write(" {\n        " + (method.getReturnType().getKind() == TypeKind.VOID ? call : "return " + call) + "\n    }\n");
+        List<String> arguments = new ArrayList<>(names);
+        if (route == Route.PARAMETER_INDEX || route == Route.KEPT_SETTER) {
+            arguments.set(0, "parameterIndex(" + names.get(0) + ")");
+        } else if (route == Route.PARAMETER_NAME) {
+            arguments.set(0, "parameterName(" + names.get(0) + ")");
+        }
+        String call = target + "." + method.getSimpleName() + "(" + String.join(", ", arguments) + ");";
+        out.write(" {\n        " + (method.getReturnType().getKind() == TypeKind.VOID ? call : "return " + call) + "\n");
+        if (route == Route.KEPT_SETTER) {
+            out.write("        if (keepsValues()) {\n");
+            if (method.getParameters().stream().anyMatch(parameter -> isReadOnce(parameter.asType()))) {
+                out.write("            keepUnrepeatable(" + names.get(0) + ");\n");
+            } else if (names.size() == 2 && method.getSimpleName().contentEquals(
+                    STANDARD_SETTERS.getOrDefault(method.getParameters().get(1).asType().toString(), ""))) {
+                out.write("            keepValue(" + names.get(0) + ", " + names.get(1) + ");\n");
+            } else {
+                List<String> replayed = new ArrayList<>(names);
+                replayed.set(0, "index");
+                out.write("            keep(" + names.get(0) + ", (target, index) -> target." + method.getSimpleName()
+                        + "(" + String.join(", ", replayed) + "));\n");
+            }
+            out.write("        }\n");
+        }
+        out.write("    }\n");
+    }
+
+    /** A stream or reader: the first execution consumes it, so it cannot be set again. */
+    private static boolean isReadOnce(TypeMirror type) {
+        String name = type.toString();
+        return name.equals("java.io.InputStream") || name.equals("java.io.Reader");
     }
 
     private static void writeAbstract(Writer out, ExecutableElement method, String reason) throws IOException {

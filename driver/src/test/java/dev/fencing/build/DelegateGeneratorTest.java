@@ -3,11 +3,18 @@ package dev.fencing.build;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.StringJoiner;
 import java.util.stream.Collectors;
 import javax.lang.model.element.ExecutableElement;
@@ -32,7 +39,7 @@ class DelegateGeneratorTest {
 
     private static final List<String> INTERFACES = List.of(
             "java.sql.ResultSet", "java.sql.Statement", "java.sql.Connection", "java.sql.DatabaseMetaData",
-            "java.sql.PreparedStatement");
+            "java.sql.PreparedStatement", "java.sql.CallableStatement", "java.sql.ParameterMetaData");
     private static Elements api;
 
     @BeforeAll
@@ -46,6 +53,37 @@ class DelegateGeneratorTest {
                 "getString(int)", "getLong(java.lang.String)", "updateInt(int,int)", "wasNull()", "close()");
         assertThat(forwarded("java.sql.Statement")).contains("getMaxRows()", "setQueryTimeout(int)");
         assertThat(forwarded("java.sql.DatabaseMetaData")).contains("getDatabaseProductName()");
+        assertThat(forwarded("java.sql.Connection")).contains(
+                "getAutoCommit()", "getTransactionIsolation()", "getWarnings()", "setHoldability(int)");
+        assertThat(forwarded("java.sql.CallableStatement")).contains(
+                "wasNull()", "getString(java.lang.String)", "getLong(int)", "registerOutParameter(int,int)");
+        assertThat(forwarded("java.sql.ParameterMetaData")).contains("getParameterType(int)");
+    }
+
+    @Test
+    void aParameterIndexAlwaysGoesThroughTheHook() {
+        // Forwarded as it is, an index would reach the driver's numbering, fence slots included.
+        for (String iface : List.of("java.sql.PreparedStatement", "java.sql.CallableStatement", "java.sql.ParameterMetaData")) {
+            TypeElement type = api.getTypeElement(iface);
+            for (ExecutableElement method : DelegateGenerator.methodsOf(api, type)) {
+                String owner = method.getEnclosingElement().toString();
+                if (DelegateGenerator.handling(type, method) != null || method.getParameters().isEmpty()
+                        || method.getParameters().get(0).asType().getKind() != TypeKind.INT
+                        || owner.equals("java.sql.Statement")) {
+                    continue;
+                }
+                assertThat(DelegateGenerator.route(method)).as("%s.%s", iface, signature(method))
+                        .isIn(DelegateGenerator.Route.PARAMETER_INDEX, DelegateGenerator.Route.KEPT_SETTER);
+            }
+        }
+        assertThat(route("java.sql.PreparedStatement", "setString(int,java.lang.String)"))
+                .isEqualTo(DelegateGenerator.Route.KEPT_SETTER);
+        assertThat(route("java.sql.CallableStatement", "setString(java.lang.String,java.lang.String)"))
+                .isEqualTo(DelegateGenerator.Route.PARAMETER_NAME);
+        assertThat(route("java.sql.CallableStatement", "registerOutParameter(java.lang.String,int)"))
+                .isEqualTo(DelegateGenerator.Route.PARAMETER_NAME);
+        assertThat(route("java.sql.CallableStatement", "getString(java.lang.String)"))
+                .isEqualTo(DelegateGenerator.Route.PLAIN);
     }
 
     @Test
@@ -59,14 +97,35 @@ class DelegateGeneratorTest {
                 "executeUpdate(java.lang.String)", "execute(java.lang.String,int)", "addBatch(java.lang.String)",
                 "executeBatch()", "executeLargeBatch()", "setCursorName(java.lang.String)", "getConnection()",
                 "getGeneratedKeys()", "close()");
-        assertThat(forwarded("java.sql.PreparedStatement")).doesNotContain(
-                "executeUpdate()", "setObject(int,java.lang.Object)", "setString(int,java.lang.String)");
+        List<String> fromStatement = List.of(
+                "executeUpdate(java.lang.String)", "execute(java.lang.String,int)", "addBatch(java.lang.String)",
+                "executeBatch()", "setCursorName(java.lang.String)", "enquoteLiteral(java.lang.String)",
+                "getConnection()", "getResultSet()", "close()");
+        List<String> fromPreparedStatement = List.of(
+                "executeUpdate()", "executeQuery()", "execute()", "addBatch()", "executeLargeUpdate()",
+                "clearParameters()", "getMetaData()", "getParameterMetaData()",
+                "setObject(int,java.lang.Object)", "setObject(int,java.lang.Object,java.sql.SQLType)",
+                "setArray(int,java.sql.Array)", "setBlob(int,java.sql.Blob)", "setSQLXML(int,java.sql.SQLXML)");
+        assertThat(forwarded("java.sql.PreparedStatement")).doesNotContainAnyElementsOf(fromStatement)
+                .doesNotContainAnyElementsOf(fromPreparedStatement);
+        assertThat(forwarded("java.sql.CallableStatement")).doesNotContainAnyElementsOf(fromStatement)
+                .doesNotContainAnyElementsOf(fromPreparedStatement).doesNotContain(
+                        "getObject(int)", "getObject(java.lang.String)", "getObject(int,java.lang.Class<T>)",
+                        "getArray(int)", "getBlob(java.lang.String)", "getRef(int)",
+                        "setObject(java.lang.String,java.lang.Object)", "setBlob(java.lang.String,java.sql.Blob)",
+                        "registerOutParameter(int,java.sql.SQLType)", "unwrap(java.lang.Class<T>)");
         assertThat(forwarded("java.sql.Connection")).doesNotContain(
                 "prepareStatement(java.lang.String)", "createStatement()", "nativeSQL(java.lang.String)",
                 "commit()", "rollback()", "rollback(java.sql.Savepoint)", "setAutoCommit(boolean)",
-                "setSavepoint()", "setSchema(java.lang.String)", "getMetaData()", "beginRequest()");
+                "setSavepoint()", "setSchema(java.lang.String)", "getMetaData()", "beginRequest()",
+                "setReadOnly(boolean)", "setTransactionIsolation(int)", "setCatalog(java.lang.String)",
+                "createClob()", "getClientInfo(java.lang.String)", "setClientInfo(java.util.Properties)",
+                "setNetworkTimeout(java.util.concurrent.Executor,int)", "abort(java.util.concurrent.Executor)",
+                "close()");
         assertThat(forwarded("java.sql.DatabaseMetaData")).doesNotContain(
                 "getConnection()", "getTables(java.lang.String,java.lang.String,java.lang.String,java.lang.String[])");
+        assertThat(forwarded("java.sql.ParameterMetaData")).doesNotContain(
+                "unwrap(java.lang.Class<T>)", "isWrapperFor(java.lang.Class<?>)");
     }
 
     @Test
@@ -94,6 +153,166 @@ class DelegateGeneratorTest {
                 .anySatisfy(error -> assertThat(error).contains("executeUpdate(java.lang.String)"));
     }
 
+    @Test
+    void aPreparedStatementWrapperThatLeavesSetObjectToTheGeneratorDoesNotCompile(@TempDir Path out) throws IOException {
+        assertThat(compileWrapperOmitting("java.sql.PreparedStatement", null, out)).isEmpty();
+        assertThat(compileWrapperOmitting("java.sql.PreparedStatement", "setObject(int,java.lang.Object)", out))
+                .anySatisfy(error -> assertThat(error).contains("setObject(int,java.lang.Object)"));
+        assertThat(compileWrapperOmitting("java.sql.PreparedStatement", "executeUpdate()", out))
+                .anySatisfy(error -> assertThat(error).contains("executeUpdate()"));
+    }
+
+    @Test
+    void aCallableStatementWrapperThatLeavesAJdbcObjectToTheGeneratorDoesNotCompile(@TempDir Path out) throws IOException {
+        assertThat(compileWrapperOmitting("java.sql.CallableStatement", null, out)).isEmpty();
+        assertThat(compileWrapperOmitting("java.sql.CallableStatement", "getObject(int)", out))
+                .anySatisfy(error -> assertThat(error).contains("getObject(int)"));
+        // a default method of java.sql that would otherwise throw SQLFeatureNotSupportedException in the wrapper
+        assertThat(compileWrapperOmitting("java.sql.CallableStatement", "registerOutParameter(int,java.sql.SQLType)", out))
+                .anySatisfy(error -> assertThat(error).contains("registerOutParameter(int,java.sql.SQLType)"));
+    }
+
+    @Test
+    void aConnectionWrapperThatLeavesATransactionSetterToTheGeneratorDoesNotCompile(@TempDir Path out) throws IOException {
+        assertThat(compileWrapperOmitting("java.sql.Connection", null, out)).isEmpty();
+        assertThat(compileWrapperOmitting("java.sql.Connection", "setReadOnly(boolean)", out))
+                .anySatisfy(error -> assertThat(error).contains("setReadOnly(boolean)"));
+        assertThat(compileWrapperOmitting("java.sql.Connection", "createClob()", out))
+                .anySatisfy(error -> assertThat(error).contains("createClob()"));
+    }
+
+    @Test
+    void aParameterMetaDataWrapperThatLeavesUnwrapToTheGeneratorDoesNotCompile(@TempDir Path out) throws IOException {
+        assertThat(compileWrapperOmitting("java.sql.ParameterMetaData", null, out)).isEmpty();
+        assertThat(compileWrapperOmitting("java.sql.ParameterMetaData", "unwrap(java.lang.Class<T>)", out))
+                .anySatisfy(error -> assertThat(error).contains("unwrap(java.lang.Class<T>)"));
+    }
+
+    @Test
+    void everyForwardedCallReachesTheDriverThroughItsRoute(@TempDir Path out) throws Exception {
+        for (String iface : List.of("java.sql.PreparedStatement", "java.sql.CallableStatement",
+                "java.sql.ParameterMetaData", "java.sql.Connection")) {
+            Path classes = out.resolve(iface);
+            assertThat(compileWrapperOmitting(iface, null, classes)).isEmpty();
+            try (URLClassLoader loader = new URLClassLoader(new URL[] {classes.toUri().toURL()}, getClass().getClassLoader())) {
+                checkEveryForwardedCall(iface, loader.loadClass("probe.Wrapper"));
+            }
+        }
+    }
+
+    /**
+     * Calls each forwarded method of a compiled wrapper with index 1 or name "p" and checks what the
+     * driver (a recording proxy) received, and what was kept for the zero-row diagnosis.
+     */
+    @SuppressWarnings("unchecked")
+    private static void checkEveryForwardedCall(String iface, Class<?> wrapperClass) throws Exception {
+        Class<?> jdbc = Class.forName(iface);
+        List<Object[]> calls = new ArrayList<>();
+        Object driver = Proxy.newProxyInstance(jdbc.getClassLoader(), new Class<?>[] {jdbc}, (proxy, method, args) -> {
+            calls.add(new Object[] {method.getName(), args == null ? new Object[0] : args});
+            return zero(method.getReturnType());
+        });
+        Object wrapper = wrapperClass.getConstructor(jdbc).newInstance(driver);
+        TypeElement type = api.getTypeElement(iface);
+        int checked = 0;
+        for (ExecutableElement method : DelegateGenerator.methodsOf(api, type)) {
+            if (DelegateGenerator.handling(type, method) != null) {
+                continue;
+            }
+            Method call = findMethod(wrapperClass, method);
+            Object[] arguments = new Object[call.getParameterCount()];
+            for (int i = 0; i < arguments.length; i++) {
+                Class<?> parameter = call.getParameterTypes()[i];
+                arguments[i] = parameter == String.class ? "p" : parameter == int.class ? 1 : zero(parameter);
+            }
+            calls.clear();
+            String what = iface + "." + signature(method);
+            try {
+                call.invoke(wrapper, arguments);
+            } catch (InvocationTargetException refused) {
+                assertThat(iface).as(what).isEqualTo("java.sql.Connection");
+                assertThat(refused.getCause()).as(what).hasMessage("closed");
+                assertThat(calls).as(what).isEmpty();
+                checked++;
+                continue;
+            }
+            assertThat(iface).as("%s reached the driver without open()", what).isNotEqualTo("java.sql.Connection");
+            assertThat(calls).as(what).hasSize(1);
+            Object[] received = (Object[]) calls.get(0)[1];
+            Object[] expected = arguments.clone();
+            DelegateGenerator.Route route = DelegateGenerator.route(method);
+            if (route == DelegateGenerator.Route.PARAMETER_INDEX || route == DelegateGenerator.Route.KEPT_SETTER) {
+                expected[0] = 101;
+            } else if (route == DelegateGenerator.Route.PARAMETER_NAME) {
+                expected[0] = "routed:p";
+            }
+            assertThat(received).as(what).containsExactly(expected);
+            if (route == DelegateGenerator.Route.KEPT_SETTER) {
+                List<Object> kept = (List<Object>) wrapperClass.getField("kept").get(wrapper);
+                assertThat(kept).as(what).hasSize(2).first().isEqualTo(1);
+                boolean readOnce = Arrays.stream(call.getParameterTypes())
+                        .anyMatch(p -> p == java.io.InputStream.class || p == java.io.Reader.class);
+                if (readOnce) {
+                    assertThat(kept.get(1)).as(what).isEqualTo("unrepeatable");
+                } else if (kept.get(1) instanceof List<?> value) {
+                    // kept as it is: setObject must bind it as the setter did, which JDBC's standard
+                    // mapping promises only for the setter of the value's own type
+                    assertThat(call.getParameterCount()).as(what).isEqualTo(2);
+                    assertThat(value).as(what).hasSize(1);
+                    assertThat(value.get(0)).as(what).isEqualTo(arguments[1]);
+                    assertThat(STANDARD_SETTERS.get(call.getParameterTypes()[1])).as(what).isEqualTo(call.getName());
+                } else {
+                    // the replay sets the same value with the same setter, at the index it is given
+                    calls.clear();
+                    Method set = kept.get(1).getClass().getMethod("set", java.sql.PreparedStatement.class, int.class);
+                    set.setAccessible(true);
+                    set.invoke(kept.get(1), driver, 7);
+                    expected[0] = 7;
+                    assertThat(calls).as(what).hasSize(1);
+                    assertThat(calls.get(0)[0]).as(what).isEqualTo(call.getName());
+                    assertThat((Object[]) calls.get(0)[1]).as(what).containsExactly(expected);
+                }
+                kept.clear();
+            }
+            checked++;
+        }
+        assertThat(checked).as(iface).isGreaterThan(5);
+    }
+
+    private static Method findMethod(Class<?> wrapperClass, ExecutableElement method) {
+        List<String> parameters = method.getParameters().stream()
+                .map(p -> erasure(p.asType().toString()))
+                .collect(Collectors.toList());
+        for (Method candidate : wrapperClass.getMethods()) {
+            if (candidate.getName().contentEquals(method.getSimpleName())
+                    && Arrays.stream(candidate.getParameterTypes()).map(Class::getTypeName)
+                            .collect(Collectors.toList()).equals(parameters)) {
+                candidate.setAccessible(true);
+                return candidate;
+            }
+        }
+        throw new AssertionError("no method " + signature(method) + " in the wrapper");
+    }
+
+    private static String erasure(String type) {
+        int generic = type.indexOf('<');
+        return generic < 0 ? type : type.substring(0, generic);
+    }
+
+    private static Object zero(Class<?> type) {
+        if (!type.isPrimitive() || type == void.class) {
+            return null;
+        }
+        return type == boolean.class ? false : type == char.class ? '\0'
+                : java.lang.reflect.Array.get(java.lang.reflect.Array.newInstance(type, 1), 0);
+    }
+
+    private static DelegateGenerator.Route route(String iface, String signature) {
+        TypeElement type = api.getTypeElement(iface);
+        return DelegateGenerator.methodsOf(api, type).stream().filter(method -> signature(method).equals(signature))
+                .map(DelegateGenerator::route).findFirst().orElseThrow();
+    }
+
     private static List<String> forwarded(String iface) {
         TypeElement type = api.getTypeElement(iface);
         return DelegateGenerator.methodsOf(api, type).stream()
@@ -107,6 +326,33 @@ class DelegateGeneratorTest {
                 .map(p -> p.asType().toString()).collect(Collectors.joining(",", "(", ")"));
     }
 
+    /** JDBC's standard mapping from Java types to the setters that bind them (JDBC 4.3, table B-4). */
+    private static final Map<Class<?>, String> STANDARD_SETTERS = Map.ofEntries(
+            Map.entry(boolean.class, "setBoolean"), Map.entry(byte.class, "setByte"), Map.entry(short.class, "setShort"),
+            Map.entry(int.class, "setInt"), Map.entry(long.class, "setLong"), Map.entry(float.class, "setFloat"),
+            Map.entry(double.class, "setDouble"), Map.entry(java.math.BigDecimal.class, "setBigDecimal"),
+            Map.entry(String.class, "setString"), Map.entry(byte[].class, "setBytes"),
+            Map.entry(java.sql.Date.class, "setDate"), Map.entry(java.sql.Time.class, "setTime"),
+            Map.entry(java.sql.Timestamp.class, "setTimestamp"), Map.entry(java.net.URL.class, "setURL"));
+
+    private static final String KEEP_HOOKS = "    public final java.util.List<Object> kept = new java.util.ArrayList<>();\n"
+            + "    boolean keepsValues() { return true; }\n"
+            + "    void keepValue(int i, Object value) { kept.add(i); kept.add(java.util.Arrays.asList(value)); }\n"
+            + "    void keep(int i, Replay replay) { kept.add(i); kept.add(replay); }\n"
+            + "    void keepUnrepeatable(int i) { kept.add(i); kept.add(\"unrepeatable\"); }\n";
+
+    /**
+     * What the generated class routes through, implemented so that a test can see it: indexes are
+     * shifted by 100, names prefixed, kept values recorded, and a connection is always closed.
+     */
+    private static final Map<String, String> HOOKS = Map.of(
+            "java.sql.Connection", "    java.sql.Connection open() throws java.sql.SQLException {"
+                    + " throw new java.sql.SQLException(\"closed\"); }\n",
+            "java.sql.ParameterMetaData", "    int parameterIndex(int i) { return i + 100; }\n",
+            "java.sql.PreparedStatement", "    int parameterIndex(int i) { return i + 100; }\n" + KEEP_HOOKS,
+            "java.sql.CallableStatement", "    int parameterIndex(int i) { return i + 100; }\n" + KEEP_HOOKS
+                    + "    String parameterName(String name) { return \"routed:\" + name; }\n");
+
     /**
      * Generates the delegate of {@code iface} and a subclass that implements every method the
      * generator refused, except {@code omitted}; returns the compiler's errors.
@@ -115,7 +361,8 @@ class DelegateGeneratorTest {
         TypeElement type = api.getTypeElement(iface);
         String generated = DelegateGenerator.generate(api, type, "probe.Generated");
         StringBuilder wrapper = new StringBuilder("package probe;\n@SuppressWarnings(\"unchecked\")\n"
-                + "final class Wrapper extends Generated {\n    Wrapper(" + iface + " d) { super(d); }\n");
+                + "public final class Wrapper extends Generated {\n    public Wrapper(" + iface + " d) { super(d); }\n");
+        wrapper.append(HOOKS.getOrDefault(iface, ""));
         for (ExecutableElement method : DelegateGenerator.methodsOf(api, type)) {
             if (DelegateGenerator.handling(type, method) == null || signature(method).equals(omitted)) {
                 continue;

@@ -6,93 +6,23 @@ import dev.fencing.internal.sql.ZeroRowCheck;
 
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.SQLType;
 import java.util.Arrays;
-import java.util.Calendar;
 
 /**
- * The values the application bound to a fenced prepared statement, kept only when a write that
- * changes no row is diagnosed by re-running its predicate ({@link ZeroRowCheck.Method#NEWEST_FENCE_QUERY})
- * with the same values. One slot per application parameter: a plain value (bound again with
- * {@code setObject}), or a {@link Replay} for values that need their setter's extra arguments.
- * Streams and readers can be read only once, so they make the write undiagnosable.
+ * How the application set the parameters of a fenced prepared statement, kept only when a write
+ * that changes no row is diagnosed by re-running its predicate ({@link ZeroRowCheck.Method#NEWEST_FENCE_QUERY})
+ * with the same values. One slot per application parameter: a plain value (set again with
+ * {@code setObject}), a {@link PreparedStatementDelegate.Replay} that calls the application's
+ * setter again with the same arguments, or {@link #UNREPEATABLE}. Streams and readers can be read
+ * only once, so they make the write undiagnosable.
  */
 final class BoundValues {
 
-    /** Binds a recorded value to the diagnosis query; false when it cannot be bound again. */
-    interface Replay {
-        boolean bind(PreparedStatement target, int index) throws SQLException;
-    }
-
     /** A stream, reader or other one-shot value: the diagnosis gives up and the write returns its count. */
-    static final Replay UNREPLAYABLE = (target, index) -> false;
+    private static final Object UNREPEATABLE = new Object();
 
-    /** {@code setObject(i, null)}: distinct from a slot never bound (Java null). */
-    static final Replay NULL_OBJECT = (target, index) -> {
-        target.setObject(index, null);
-        return true;
-    };
-
-    record SqlNull(int sqlType, String typeName) implements Replay {
-        @Override
-        public boolean bind(PreparedStatement target, int index) throws SQLException {
-            if (typeName == null) {
-                target.setNull(index, sqlType);
-            } else {
-                target.setNull(index, sqlType, typeName);
-            }
-            return true;
-        }
-    }
-
-    /** {@code setObject(i, x, targetSqlType[, scale])}; {@code scale} < 0 when not given. */
-    record Typed(Object value, int targetSqlType, int scale) implements Replay {
-        @Override
-        public boolean bind(PreparedStatement target, int index) throws SQLException {
-            if (scale < 0) {
-                target.setObject(index, value, targetSqlType);
-            } else {
-                target.setObject(index, value, targetSqlType, scale);
-            }
-            return true;
-        }
-    }
-
-    /** {@code setObject(i, x, SQLType[, scale])}; {@code scale} < 0 when not given. */
-    record TypedAs(Object value, SQLType targetSqlType, int scale) implements Replay {
-        @Override
-        public boolean bind(PreparedStatement target, int index) throws SQLException {
-            if (scale < 0) {
-                target.setObject(index, value, targetSqlType);
-            } else {
-                target.setObject(index, value, targetSqlType, scale);
-            }
-            return true;
-        }
-    }
-
-    /** {@code setDate}/{@code setTime}/{@code setTimestamp} with a calendar. */
-    record WithCalendar(java.util.Date value, Calendar calendar) implements Replay {
-        @Override
-        public boolean bind(PreparedStatement target, int index) throws SQLException {
-            if (value instanceof java.sql.Timestamp timestamp) {
-                target.setTimestamp(index, timestamp, calendar);
-            } else if (value instanceof java.sql.Time time) {
-                target.setTime(index, time, calendar);
-            } else {
-                target.setDate(index, (java.sql.Date) value, calendar);
-            }
-            return true;
-        }
-    }
-
-    record NString(String value) implements Replay {
-        @Override
-        public boolean bind(PreparedStatement target, int index) throws SQLException {
-            target.setNString(index, value);
-            return true;
-        }
-    }
+    /** {@code setObject(i, null)}: distinct from a slot never set (Java null). */
+    private static final PreparedStatementDelegate.Replay NULL_OBJECT = (target, index) -> target.setObject(index, null);
 
     private final Object[] values;
 
@@ -115,9 +45,14 @@ final class BoundValues {
         return new BoundValues(plan.parameterCount());
     }
 
-    /** Records {@code value} for application parameter {@code applicationIndex}, already range-checked. */
+    /** Keeps the value of application parameter {@code applicationIndex}, already range-checked. */
     void set(int applicationIndex, Object value) {
         values[applicationIndex - 1] = value == null ? NULL_OBJECT : value;
+    }
+
+    /** Parameter {@code applicationIndex} was set from a stream or reader, which cannot be read again. */
+    void setUnrepeatable(int applicationIndex) {
+        values[applicationIndex - 1] = UNREPEATABLE;
     }
 
     void clear() {
@@ -149,13 +84,11 @@ final class BoundValues {
                 return false;
             }
             Object value = values[application - 1];
-            if (value == null) {
+            if (value == null || value == UNREPEATABLE) {
                 return false;
             }
-            if (value instanceof Replay replay) {
-                if (!replay.bind(query, position)) {
-                    return false;
-                }
+            if (value instanceof PreparedStatementDelegate.Replay replay) {
+                replay.set(query, position);
             } else {
                 query.setObject(position, value);
             }
