@@ -176,9 +176,10 @@ final class SqlTokens {
             } else if (dialect == Dialect.H2 && c == '/' && i + 1 < n && s.charAt(i + 1) == '/') {
                 i = lineEnd(i, true);
             } else if (c == '/' && i + 1 < n && s.charAt(i + 1) == '*') {
-                int end = blockCommentEnd(i, !mysql);
-                if (mysql && i + 2 < n && (s.charAt(i + 2) == '!'
-                        || (s.charAt(i + 2) == 'M' && i + 3 < n && s.charAt(i + 3) == '!'))) {
+                boolean executable = mysql && i + 2 < n && (s.charAt(i + 2) == '!'
+                        || (s.charAt(i + 2) == 'M' && i + 3 < n && s.charAt(i + 3) == '!'));
+                int end = mysql && !executable ? plainMariaDbCommentEnd(i) : blockCommentEnd(i, !mysql);
+                if (executable) {
                     add(EXECUTABLE_COMMENT, i, end, depth);
                 }
                 i = end;
@@ -373,6 +374,19 @@ final class SqlTokens {
             }
         }
         return sql.length();
+    }
+
+    /**
+     * MariaDB ends a plain comment at the first "*" "/" after its opening (sql_lex.cc
+     * consume_comment: no nesting outside executable comments), so in {@code /*}{@code /*}{@code /}
+     * the second slash-star does not open anything and its star closes the comment.
+     */
+    private int plainMariaDbCommentEnd(int i) throws UnreadableSqlException {
+        int close = sql.indexOf("*/", i + 2);
+        if (close < 0) {
+            throw new UnreadableSqlException("unterminated comment starting at offset " + i);
+        }
+        return close + 2;
     }
 
     private int blockCommentEnd(int i, boolean nested) throws UnreadableSqlException {

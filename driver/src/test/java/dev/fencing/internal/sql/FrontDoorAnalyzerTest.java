@@ -186,6 +186,16 @@ class FrontDoorAnalyzerTest {
         assertThat(h2.plan("SELECT $$a$$; UPDATE orders SET status = 'x'").kind()).isEqualTo(FencePlan.Kind.FENCED);
     }
 
+    /** The oracle's MariaDB find: the write after {@code /*}{@code /*}{@code /} is code there, never a comment. */
+    @Test
+    void mariaDbWritesAfterASlashStarSlashStarSlashCommentAreSeen() {
+        for (String sql : new String[] {
+                "UPDATE customers c /*/*/, orders o SET o.status = 'x' WHERE o.id = c.id -- */",
+                "SELECT 1 /*/*/; UPDATE orders SET status = 'x' WHERE id = 1; -- */"}) {
+            assertThat(mariaDb.plan(sql).kind()).as(sql).isIn(FencePlan.Kind.FENCED, FencePlan.Kind.REFUSED);
+        }
+    }
+
     @Test
     void mariaDbDashDashBeforeAUnicodeSpaceIsNoComment() {
         FencePlan plan = mariaDb.plan("UPDATE orders SET status = 'x' WHERE id = 1 --\u3000 OR id = 2");

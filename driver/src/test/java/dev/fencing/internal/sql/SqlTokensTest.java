@@ -176,6 +176,23 @@ class SqlTokensTest {
                 .containsExactly("WORD SELECT", "PARAMETER ?", "OPERATOR *", "OPERATOR /", "PARAMETER ?");
     }
 
+    /**
+     * Found by the server oracle (seed 20262201): MariaDB ends a plain comment at the first star-slash,
+     * even one whose star belongs to a slash-star inside it, so {@code /}{@code *}{@code /}{@code *}{@code /}
+     * is a whole comment there and what follows is code. Read as a nested opening, the rest of the
+     * text was hidden in a comment the server never saw.
+     */
+    @Test
+    void onMariaDbASlashStarInsideAPlainCommentLendsItsStarToTheClose() throws Exception {
+        assertThat(tokens("SELECT 1 /*/*/, ? /* x */", Dialect.MARIADB))
+                .containsExactly("WORD SELECT", "NUMBER 1", "COMMA ,", "PARAMETER ?");
+        assertThat(tokens("SELECT\"\"/*/*/,NEXT VALUE FOR o_m9;*/", Dialect.MARIADB))
+                .startsWith("WORD SELECT", "STRING \"\"", "COMMA ,", "WORD NEXT");
+        // PostgreSQL's scanner reads the inner slash-star first: the comment is still open there
+        assertThatThrownBy(() -> tokens("SELECT 1 /*/*/, ?", Dialect.POSTGRESQL))
+                .isInstanceOf(SqlTokens.UnreadableSqlException.class);
+    }
+
     @Test
     void anUnterminatedCommentOrQuoteIsUnreadable() {
         for (Dialect dialect : Dialect.values()) {

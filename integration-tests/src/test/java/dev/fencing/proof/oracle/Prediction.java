@@ -100,13 +100,26 @@ final class Prediction {
             return -1;
         }
         if (database == Database.POSTGRESQL) {
-            if (isWord(tokens.get(i), "nextval") && tokens.get(i + 1).text().equals("(")
-                    && tokens.get(i + 2).kind() == TokenKind.STRING && tokens.get(i + 3).text().equals(")")) {
-                // nextval's argument is read as a regclass: white space around the name is dropped
-                String literal = tokens.get(i + 2).text();
-                return literal.startsWith("'") ? markerIn("'" + trimPostgresSpace(literal.substring(1, literal.length() - 1)) + "'", "'o_m", "'") : -1;
+            if (!isWord(tokens.get(i), "nextval") || !tokens.get(i + 1).text().equals("(")) {
+                return -1;
             }
-            return -1;
+            // nextval(('o_m1')) is the same call: the argument may sit in any number of parentheses
+            int extra = 0;
+            while (i + 2 + extra < tokens.size() && tokens.get(i + 2 + extra).text().equals("(")) {
+                extra++;
+            }
+            int string = i + 2 + extra;
+            if (string >= tokens.size() || tokens.get(string).kind() != TokenKind.STRING) {
+                return -1;
+            }
+            for (int close = 1; close <= extra + 1; close++) {
+                if (string + close >= tokens.size() || !tokens.get(string + close).text().equals(")")) {
+                    return -1;
+                }
+            }
+            // nextval's argument is read as a regclass: white space around the name is dropped
+            String literal = tokens.get(string).text();
+            return literal.startsWith("'") ? markerIn("'" + trimPostgresSpace(literal.substring(1, literal.length() - 1)) + "'", "'o_m", "'") : -1;
         }
         if (isWord(tokens.get(i), "next") && isWord(tokens.get(i + 1), "value") && isWord(tokens.get(i + 2), "for")
                 && tokens.get(i + 3).kind() == TokenKind.WORD) {
