@@ -43,6 +43,9 @@ final class SqlParser {
         }
     }
 
+    /** Parses that ran out of time on each thread: a plan made from one is not cached (see PlanCache). */
+    private static final ThreadLocal<int[]> TIMEOUTS = ThreadLocal.withInitial(() -> new int[1]);
+
     private final Dialect dialect;
     private final long timeoutMillis;
 
@@ -57,6 +60,11 @@ final class SqlParser {
      * (comments hang off them as special tokens).
      */
     record Parsed(Statement statement, String text, Token firstToken) {
+    }
+
+    /** How many parses ran out of time on the calling thread so far. */
+    static int timeoutsOnThisThread() {
+        return TIMEOUTS.get()[0];
     }
 
     /** Parses exactly one statement. */
@@ -74,6 +82,7 @@ final class SqlParser {
         try {
             Statements statements = parser.Statements();
             if (parser.interrupted) {
+                TIMEOUTS.get()[0]++;
                 throw new UnparseableSqlException("the analysis took longer than " + timeoutMillis + " ms");
             }
             if (statements == null || statements.size() != 1) {
@@ -84,6 +93,9 @@ final class SqlParser {
         } catch (UnparseableSqlException e) {
             throw e;
         } catch (Exception | StackOverflowError e) {
+            if (parser.interrupted) {
+                TIMEOUTS.get()[0]++;
+            }
             String reason = parser.interrupted
                     ? "the analysis took longer than " + timeoutMillis + " ms"
                     : firstLine(String.valueOf(e.getMessage()));

@@ -9,6 +9,28 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class StatementAnalyzerTest {
 
+    /**
+     * A parse that runs out of time refuses the statement (fail closed), but the verdict depends on
+     * the machine's load at that moment: it is not cached, so the next execution analyses again.
+     */
+    @Test
+    void aRefusalBecauseTheParseRanOutOfTimeIsNotCached() {
+        StatementAnalyzer analyzer = new StatementAnalyzer(
+                FencingConfig.builder().tables("orders").parseTimeoutMillis(1).build(), Dialect.POSTGRESQL);
+        StringBuilder sql = new StringBuilder("UPDATE orders SET status = 'x' WHERE id IN (0");
+        for (int i = 1; i < 50_000; i++) {
+            sql.append(", ").append(i);
+        }
+        String text = sql.append(')').toString();
+
+        FencePlan first = analyzer.plan(text);
+        assertThat(first.kind()).isEqualTo(FencePlan.Kind.REFUSED);
+        assertThat(first.refusalReason()).contains("took longer than 1 ms");
+        long analysesAfterFirst = analyzer.analyses();
+        assertThat(analyzer.plan(text).kind()).isEqualTo(FencePlan.Kind.REFUSED);
+        assertThat(analyzer.analyses()).isGreaterThan(analysesAfterFirst);
+    }
+
     private final FencingConfig config = FencingConfig.builder().tables("orders", "billing.payments").build();
     private final StatementAnalyzer postgres = new StatementAnalyzer(config, Dialect.POSTGRESQL);
 
