@@ -6,8 +6,8 @@
 #                               (superuser) and databases `test` and `root`
 #   MariaDB     127.0.0.1:3306  root with no password over TCP; database `test`
 #   Redis       127.0.0.1:6379
-#   etcd        the binary only (Debian etcd-server 3.4): the etcd lock tests start
-#               their own etcd processes on free loopback ports
+#   etcd        the binaries only (Debian etcd-server and etcd-client 3.4): the etcd lock
+#               tests start their own etcd processes on free loopback ports
 #
 # Idempotent and silent when everything is already fine; prints one line for
 # each thing it had to install, start or fix. Missing packages are installed
@@ -319,6 +319,10 @@ ensure_etcd() {
   fi
   if ! command -v etcd >/dev/null 2>&1; then
     apt_install etcd-server
+  fi
+  # etcdctl enables authentication on a private member (EtcdAuthenticationTest); Debian ships it apart
+  if ! command -v etcdctl >/dev/null 2>&1; then
+    apt_install etcd-client
   fi
 }
 
