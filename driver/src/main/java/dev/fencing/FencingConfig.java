@@ -12,7 +12,6 @@ import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -163,6 +162,8 @@ public final class FencingConfig {
     }
 
     private final FencedTableSet tables;
+    /** {@link #tables()}, written once: the set of strings the configuration was built from. */
+    private final Set<String> tableNames;
     private final String column;
     private final Comparison comparison;
     private final ZeroRows onZeroRows;
@@ -175,6 +176,9 @@ public final class FencingConfig {
 
     private FencingConfig(Builder builder) {
         this.tables = new FencedTableSet(builder.tables, builder.tableModes, builder.mode);
+        Set<String> names = new LinkedHashSet<>();
+        tables.names().forEach(t -> names.add(t.toString()));
+        this.tableNames = Collections.unmodifiableSet(names);
         this.column = builder.column;
         this.comparison = builder.comparison;
         this.onZeroRows = builder.onZeroRows;
@@ -222,9 +226,7 @@ public final class FencingConfig {
      * quotes removed, in configuration order.
      */
     public Set<String> tables() {
-        Set<String> names = new LinkedHashSet<>();
-        tables.names().forEach(t -> names.add(t.toString()));
-        return Collections.unmodifiableSet(names);
+        return tableNames;
     }
 
     /** The fence column, a plain identifier. */
@@ -299,9 +301,7 @@ public final class FencingConfig {
     /** This configuration as properties; {@code fromProperties(toProperties())} equals this. */
     public Properties toProperties() {
         Properties properties = new Properties();
-        List<String> names = new ArrayList<>();
-        tables.names().forEach(t -> names.add(t.toString()));
-        properties.setProperty(TABLES, String.join(",", names));
+        properties.setProperty(TABLES, String.join(",", tableNames));
         properties.setProperty(COLUMN, column);
         properties.setProperty(COMPARISON, comparison.toString());
         properties.setProperty(ON_ZERO_ROWS, onZeroRows.toString());

@@ -52,20 +52,7 @@ public final class ConnectionFencing {
      * {@code isWrapperFor} with true, or unwraps to something else, is not fenced.
      */
     public static FencingConfig fencedWith(Connection connection) {
-        if (connection instanceof FencedConnection fenced) {
-            return fenced.config();
-        }
-        if (connection == null) {
-            return null;
-        }
-        try {
-            if (!connection.isWrapperFor(FencedConnection.class)) {
-                return null; // the common case, answered without the exception a failed unwrap costs
-            }
-            Object inner = connection.unwrap(FencedConnection.class);
-            return inner instanceof FencedConnection fenced ? fenced.config() : null;
-        } catch (SQLException | RuntimeException e) {
-            return null;
-        }
+        FencedConnection fenced = FencedConnection.fencedBehind(connection);
+        return fenced == null ? null : fenced.config();
     }
 }

@@ -93,17 +93,27 @@ public final class FencedConnection extends ConnectionDelegate {
     }
 
     /**
-     * The fenced connection behind {@code connection} (itself, or under a pool's proxy: the
-     * {@code jdbc:fencing:} driver and the agent hand those out), or null for an unfenced one.
+     * The fenced connection that {@code connection} is, or that its {@code unwrap(..)} hands back
+     * (a pool's proxy over one: the {@code jdbc:fencing:} driver and the agent hand those out); null
+     * when it is neither. Only an object that is a fenced connection counts: a wrapper that merely
+     * answers {@code isWrapperFor} with true, unwraps to something else or cannot answer is not
+     * fenced (so a lying wrapper reads as unfenced, never as a ClassCastException).
      */
     public static FencedConnection fencedBehind(Connection connection) {
         if (connection instanceof FencedConnection fenced) {
             return fenced;
         }
+        if (connection == null) {
+            return null;
+        }
         try {
-            return connection.isWrapperFor(FencedConnection.class) ? connection.unwrap(FencedConnection.class) : null;
-        } catch (SQLException cannotTell) {
-            return null;   // an unfenced connection whose wrapper cannot answer: nothing to share a claim with
+            if (!connection.isWrapperFor(FencedConnection.class)) {
+                return null; // the common case, answered without the exception a failed unwrap costs
+            }
+            Object inner = connection.unwrap(FencedConnection.class);
+            return inner instanceof FencedConnection fenced ? fenced : null;
+        } catch (SQLException | RuntimeException cannotTell) {
+            return null;
         }
     }
 
