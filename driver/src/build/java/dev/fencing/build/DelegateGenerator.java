@@ -43,7 +43,8 @@ import com.sun.source.util.JavacTask;
  * against.
  *
  * <p>Deny by default: a method is forwarded only when {@link #handling} finds nothing dangerous
- * about it. Every other method is left out, so the hand-written subclass does not compile until it
+ * about it, or it is one of the {@link #REVIEWED_FORWARDS}; JDBC objects are forwarded only when
+ * they are {@link #VALUE_TYPES}, or converted by the {@code toDriver} hook. Every other method is left out, so the hand-written subclass does not compile until it
  * implements it; a dangerous {@code default} method is re-declared {@code abstract} for the same
  * reason (otherwise the interface's default would silently run against the wrapper).
  *
@@ -95,10 +96,65 @@ public final class DelegateGenerator {
             Map.entry("double", "setDouble"), Map.entry("java.math.BigDecimal", "setBigDecimal"),
             Map.entry("java.lang.String", "setString"), Map.entry("byte[]", "setBytes"),
             Map.entry("java.sql.Date", "setDate"), Map.entry("java.sql.Time", "setTime"),
-            Map.entry("java.sql.Timestamp", "setTimestamp"), Map.entry("java.net.URL", "setURL"));
+            Map.entry("java.sql.Timestamp", "setTimestamp"), Map.entry("java.net.URL", "setURL"),
+            Map.entry("java.sql.Array", "setArray"), Map.entry("java.sql.Blob", "setBlob"),
+            Map.entry("java.sql.Clob", "setClob"), Map.entry("java.sql.NClob", "setNClob"),
+            Map.entry("java.sql.Ref", "setRef"), Map.entry("java.sql.RowId", "setRowId"),
+            // setObject(index, value) sets an Object again exactly as it was set
+            Map.entry("java.lang.Object", "setObject"));
 
     /** Interfaces forwarded through {@code open()}: the wrapper refuses every call once it is closed. */
     private static final Set<String> CHECKED_BEFORE_USE = Set.of("java.sql.Connection");
+
+    /**
+     * JDBC interfaces whose objects are values: handed out and taken in as the driver made them.
+     * None of them runs SQL against a table or hands out a connection or statement, and the
+     * wrappers never wrap them, so what an application passes in is the driver's own object (or
+     * the application's). Anything else of {@code java.sql}/{@code javax.sql} is by hand.
+     */
+    static final Map<String, String> VALUE_TYPES = Map.of(
+            "java.sql.Blob", "a LOB: it changes a table only when set on a statement or a row update, which the wrappers see",
+            "java.sql.Clob", "the same",
+            "java.sql.NClob", "the same",
+            "java.sql.SQLXML", "an XML value, set on a statement like a LOB; read once",
+            "java.sql.Ref", "a reference to a structured value; setting its object is the driver's business, no supported driver implements it",
+            "java.sql.RowId", "a row address, used only as a bound value",
+            "java.sql.Struct", "a structured value's attributes",
+            "java.sql.ResultSetMetaData", "column descriptions; the rewrite adds no result column",
+            "java.sql.SQLType", "a type code (JDBCType or a driver's vendor type)");
+
+    /**
+     * Parameter types that may hold one of our wrappers (a {@code FencedArray}, or one inside an
+     * Object): they reach the driver through the {@code toDriver} hook, which hands the driver its
+     * own object back.
+     */
+    private static final Set<String> CONVERTED_TO_DRIVER = Set.of("java.lang.Object", "java.sql.Array");
+
+    /**
+     * Methods the rules of {@link #dangerOf} hold back that were read one by one and are forwarded
+     * as they are, each with the reason it is safe. A method leaves this list only by being
+     * written by hand; DelegateGeneratorTest checks that every entry exists and that the rules
+     * alone would refuse it (no entry here is a leftover).
+     */
+    static final Map<String, String> REVIEWED_FORWARDS = Map.ofEntries(
+            Map.entry("java.sql.Connection.setReadOnly", "a hint that the session only reads; it neither"
+                    + " starts nor ends a transaction (pgjdbc refuses it inside one, MariaDB and H2 set a session flag)"),
+            Map.entry("java.sql.Connection.setNetworkTimeout", "a client socket timeout; when it fires the"
+                    + " connection is lost, which the pipeline already handles as a failed statement"),
+            Map.entry("java.sql.Connection.setShardingKey", "JDBC 4.3 sharding; the interface's default refuses"
+                    + " and no supported driver implements it"),
+            Map.entry("java.sql.Connection.setShardingKeyIfValid", "the same"),
+            Map.entry("java.sql.Connection.getClientInfo", "its String is a client-info property name, read only"),
+            Map.entry("java.sql.Connection.createStruct", "its String is an SQL type name; it builds a value and"
+                    + " sends nothing"),
+            Map.entry("java.sql.Statement.setCursorName", "names the result's cursor; a positioned"
+                    + " UPDATE ... WHERE CURRENT OF that uses it is SQL text, analysed when executed"),
+            Map.entry("java.sql.Statement.enquoteLiteral", "returns quoted text and runs nothing; left to the driver,"
+                    + " which knows its server's quoting (MariaDB escapes backslashes unless NO_BACKSLASH_ESCAPES),"
+                    + " and what the application builds with it is analysed like any other text"),
+            Map.entry("java.sql.Statement.enquoteIdentifier", "the same"),
+            Map.entry("java.sql.Statement.enquoteNCharLiteral", "the same"),
+            Map.entry("java.sql.Statement.isSimpleIdentifier", "the same"));
 
     /** How a forwarded method reaches the delegate. */
     enum Route {
@@ -117,17 +173,24 @@ public final class DelegateGenerator {
 
     /** Why a method of {@code iface} must be written by hand, or null when it may be forwarded. */
     static String handling(TypeElement iface, ExecutableElement method) {
+        return REVIEWED_FORWARDS.containsKey(declaringInterface(method) + "." + method.getSimpleName())
+                ? null : dangerOf(iface, method);
+    }
+
+    /** What the rules alone find dangerous about a method, or null; {@link #REVIEWED_FORWARDS} may overrule them. */
+    static String dangerOf(TypeElement iface, ExecutableElement method) {
         String name = method.getSimpleName().toString();
         if (name.equals("unwrap") || name.equals("isWrapperFor")) {
             return "unwrap must never reach the driver's own objects";
         }
         TypeMirror returned = method.getReturnType();
-        if (isJdbcObject(returned)) {
+        if (isJdbcObject(returned) && !VALUE_TYPES.containsKey(returned.toString())) {
             return "returns " + returned + ", which must be handed out wrapped";
         }
         for (VariableElement parameter : method.getParameters()) {
-            if (isJdbcObject(parameter.asType())) {
-                return "takes a " + parameter.asType() + ", which may be one of our wrappers and must reach the"
+            String type = parameter.asType().toString();
+            if (isJdbcObject(parameter.asType()) && !VALUE_TYPES.containsKey(type) && !CONVERTED_TO_DRIVER.contains(type)) {
+                return "takes a " + type + ", which may be one of our wrappers and must reach the"
                         + " driver as the driver's own object";
             }
         }
@@ -177,6 +240,11 @@ public final class DelegateGenerator {
         // reading a value by name is harmless (and allowed on every statement); binding or
         // registering one by name is the wrapper's to allow
         return name.startsWith("get") ? Route.PLAIN : Route.PARAMETER_NAME;
+    }
+
+    /** True when an argument of {@code method} goes through {@code toDriver} on its way to the driver. */
+    static boolean convertsToDriver(ExecutableElement method) {
+        return method.getParameters().stream().anyMatch(p -> CONVERTED_TO_DRIVER.contains(p.asType().toString()));
     }
 
     private static boolean isParameterIndex(ExecutableElement method) {
@@ -290,6 +358,7 @@ public final class DelegateGenerator {
 
         List<ExecutableElement> methods = methodsOf(elements, iface);
         Set<Route> inheritedRoutes = EnumSet.noneOf(Route.class);
+        boolean inheritsConversion = false;
         if (wrapsSuperinterface) {
             // the superclass wraps the superinterfaces: their methods, and the hooks they route through, are its own
             for (TypeMirror superinterface : iface.getInterfaces()) {
@@ -297,6 +366,7 @@ public final class DelegateGenerator {
                 for (ExecutableElement method : methodsOf(elements, inherited)) {
                     if (handling(inherited, method) == null) {
                         inheritedRoutes.add(route(method));
+                        inheritsConversion |= convertsToDriver(method);
                     }
                 }
             }
@@ -306,9 +376,11 @@ public final class DelegateGenerator {
             methods.removeIf(method -> !method.getEnclosingElement().equals(iface));
         }
         Set<Route> routes = EnumSet.noneOf(Route.class);
+        boolean converts = false;
         for (ExecutableElement method : methods) {
             if (handling(iface, method) == null) {
                 routes.add(route(method));
+                converts |= convertsToDriver(method);
             }
         }
         routes.removeAll(inheritedRoutes);
@@ -319,9 +391,10 @@ public final class DelegateGenerator {
             out.write("// Generated at build time by dev.fencing.build.DelegateGenerator from the Java 17 API of\n");
             out.write("// " + ifaceName + ". Do not edit: change the hand-written subclass instead.\n");
             out.write("package " + packageName + ";\n\n");
-            out.write("/**\n * The pass-through methods of {@link " + ifaceName + "}. Methods that return JDBC objects,\n");
-            out.write(" * take SQL text, can write or change transaction state are not here: the subclass must\n");
-            out.write(" * implement each of them by hand (dangerous {@code default} methods are re-declared abstract).\n */\n");
+            out.write("/**\n * The pass-through methods of {@link " + ifaceName + "}. Methods that hand out JDBC objects to\n");
+            out.write(" * wrap, take SQL text, can write or change transaction state are not here (but for the\n");
+            out.write(" * generator's value types and reviewed forwards): the subclass must implement each of them by\n");
+            out.write(" * hand (dangerous {@code default} methods are re-declared abstract).\n */\n");
             out.write("@SuppressWarnings({\"deprecation\", \"removal\"})\n");
             out.write("abstract class " + simpleName + (superName == null ? "" : " extends " + superName)
                     + " implements " + ifaceName + " {\n\n");
@@ -341,7 +414,7 @@ public final class DelegateGenerator {
             }
             out.write("        this.delegate = java.util.Objects.requireNonNull(delegate, \"delegate\");\n");
             out.write("    }\n");
-            writeHooks(out, routes, checked, ifaceName);
+            writeHooks(out, routes, checked, ifaceName, converts && !inheritsConversion);
             for (ExecutableElement method : methods) {
                 String reason = handling(iface, method);
                 if (reason == null) {
@@ -358,7 +431,14 @@ public final class DelegateGenerator {
     }
 
     /** The abstract methods the forwarded methods route through; the subclass implements each. */
-    private static void writeHooks(Writer out, Set<Route> routes, boolean checked, String ifaceName) throws IOException {
+    private static void writeHooks(Writer out, Set<Route> routes, boolean checked, String ifaceName, boolean converts)
+            throws IOException {
+        if (converts) {
+            out.write("\n    /** The driver's own object for a value the application passes in, which may be one of our wrappers. */\n");
+            out.write("    abstract Object toDriver(Object value);\n");
+            out.write("\n    /** The driver's own array for one the application passes in, which may be one of our wrappers. */\n");
+            out.write("    abstract java.sql.Array toDriver(java.sql.Array value);\n");
+        }
         if (checked) {
             out.write("\n    /** The delegate, while the wrapper may still be used; else an SQLException. */\n");
             out.write("    abstract " + ifaceName + " open() throws java.sql.SQLException;\n");
@@ -419,6 +499,15 @@ public final class DelegateGenerator {
         for (VariableElement parameter : method.getParameters()) {
             names.add(parameterName(method, parameter));
         }
+        out.write(" {\n");
+        for (int i = 0; i < names.size(); i++) {
+            String type = method.getParameters().get(i).asType().toString();
+            if (CONVERTED_TO_DRIVER.contains(type)) {
+                out.write("        " + type + " driver" + Character.toUpperCase(names.get(i).charAt(0))
+                        + names.get(i).substring(1) + " = toDriver(" + names.get(i) + ");\n");
+                names.set(i, "driver" + Character.toUpperCase(names.get(i).charAt(0)) + names.get(i).substring(1));
+            }
+        }
         List<String> arguments = new ArrayList<>(names);
         if (route == Route.PARAMETER_INDEX || route == Route.KEPT_SETTER) {
             arguments.set(0, "parameterIndex(" + names.get(0) + ")");
@@ -426,7 +515,7 @@ public final class DelegateGenerator {
             arguments.set(0, "parameterName(" + names.get(0) + ")");
         }
         String call = target + "." + method.getSimpleName() + "(" + String.join(", ", arguments) + ");";
-        out.write(" {\n        " + (method.getReturnType().getKind() == TypeKind.VOID ? call : "return " + call) + "\n");
+        out.write("        " + (method.getReturnType().getKind() == TypeKind.VOID ? call : "return " + call) + "\n");
         if (route == Route.KEPT_SETTER) {
             out.write("        if (keepsValues()) {\n");
             if (method.getParameters().stream().anyMatch(parameter -> isReadOnce(parameter.asType()))) {
@@ -445,10 +534,10 @@ public final class DelegateGenerator {
         out.write("    }\n");
     }
 
-    /** A stream or reader: the first execution consumes it, so it cannot be set again. */
+    /** A stream, a reader or an SQLXML value: the first execution consumes it, so it cannot be set again. */
     private static boolean isReadOnce(TypeMirror type) {
         String name = type.toString();
-        return name.equals("java.io.InputStream") || name.equals("java.io.Reader");
+        return name.equals("java.io.InputStream") || name.equals("java.io.Reader") || name.equals("java.sql.SQLXML");
     }
 
     private static void writeAbstract(Writer out, ExecutableElement method, String reason) throws IOException {

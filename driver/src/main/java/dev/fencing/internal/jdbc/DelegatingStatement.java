@@ -5,13 +5,12 @@ import dev.fencing.internal.sql.FencePlan;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.SQLWarning;
 import java.sql.Statement;
 
 /**
  * What the three statement wrappers do the same way, none of it policy: text executions and
- * batches routed into the connection's {@link Pipeline}, back-references and result sets handed out
- * as wrappers, and plain delegation. The fencing itself (admission, the fence, the epoch guard,
+ * batches routed into the connection's {@link Pipeline}, and back-references and result sets handed
+ * out as wrappers (the plain delegation is generated, {@link StatementDelegate}). The fencing itself (admission, the fence, the epoch guard,
  * diagnosis, transaction state) is the pipeline's; the wrappers only route into it.
  *
  * <p>The {@code execute*(String)} methods live here because JDBC lets a prepared statement be asked
@@ -279,39 +278,5 @@ abstract class DelegatingStatement extends StatementDelegate {
     @Override
     public String toString() {
         return getClass().getSimpleName() + "[" + delegate + "]";
-    }
-
-    // ---- plain delegation ------------------------------------------------------------------
-
-    @Override
-    public void setCursorName(String name) throws SQLException {
-        delegate.setCursorName(name);
-    }
-
-
-    // ---- quoting helpers (JDBC 4.3 defaults) -------------------------------------------------------
-
-    // Left to the driver rather than to Statement's defaults: the text they build comes back through
-    // the analyzer, and only the driver knows its server's quoting (MariaDB escapes backslashes
-    // unless NO_BACKSLASH_ESCAPES is set); the analyzer then judges the result like any other text.
-
-    @Override
-    public String enquoteLiteral(String value) throws SQLException {
-        return delegate.enquoteLiteral(value);
-    }
-
-    @Override
-    public String enquoteIdentifier(String identifier, boolean alwaysQuote) throws SQLException {
-        return delegate.enquoteIdentifier(identifier, alwaysQuote);
-    }
-
-    @Override
-    public boolean isSimpleIdentifier(String identifier) throws SQLException {
-        return delegate.isSimpleIdentifier(identifier);
-    }
-
-    @Override
-    public String enquoteNCharLiteral(String value) throws SQLException {
-        return delegate.enquoteNCharLiteral(value);
     }
 }

@@ -5,22 +5,15 @@ import dev.fencing.internal.sql.FencePlan;
 import dev.fencing.internal.sql.StatementAnalyzer;
 
 import java.sql.Array;
-import java.sql.Blob;
 import java.sql.CallableStatement;
 import java.sql.ClientInfoStatus;
-import java.sql.Clob;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
-import java.sql.NClob;
 import java.sql.PreparedStatement;
 import java.sql.SQLClientInfoException;
 import java.sql.SQLException;
-import java.sql.SQLWarning;
-import java.sql.SQLXML;
 import java.sql.Savepoint;
-import java.sql.ShardingKey;
 import java.sql.Statement;
-import java.sql.Struct;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Executor;
@@ -343,10 +336,10 @@ public final class FencedConnection extends ConnectionDelegate {
         }
     }
 
-    @Override
-    public void setReadOnly(boolean readOnly) throws SQLException {
-        open().setReadOnly(readOnly);
-    }
+    // Forwarded as they are, but by hand: each could change what a later statement means or
+    // whether a transaction is open (a catalog or schema decides which table an unqualified name
+    // is; JDBC leaves a change of isolation or a request boundary inside a transaction to the
+    // driver), so none of them may ever be generated without a reading like this one.
 
     @Override
     public void setCatalog(String catalog) throws SQLException {
@@ -392,43 +385,8 @@ public final class FencedConnection extends ConnectionDelegate {
     }
 
     @Override
-    public Clob createClob() throws SQLException {
-        return open().createClob();
-    }
-
-    @Override
-    public Blob createBlob() throws SQLException {
-        return open().createBlob();
-    }
-
-    @Override
-    public NClob createNClob() throws SQLException {
-        return open().createNClob();
-    }
-
-    @Override
-    public SQLXML createSQLXML() throws SQLException {
-        return open().createSQLXML();
-    }
-
-    @Override
-    public String getClientInfo(String name) throws SQLException {
-        return open().getClientInfo(name);
-    }
-
-    @Override
-    public Struct createStruct(String typeName, Object[] attributes) throws SQLException {
-        return open().createStruct(typeName, attributes);
-    }
-
-    @Override
     public void setSchema(String schema) throws SQLException {
         open().setSchema(schema);
-    }
-
-    @Override
-    public void setNetworkTimeout(Executor executor, int milliseconds) throws SQLException {
-        open().setNetworkTimeout(executor, milliseconds);
     }
 
     @Override
@@ -439,25 +397,5 @@ public final class FencedConnection extends ConnectionDelegate {
     @Override
     public void endRequest() throws SQLException {
         open().endRequest();
-    }
-
-    @Override
-    public boolean setShardingKeyIfValid(ShardingKey shardingKey, ShardingKey superShardingKey, int timeout) throws SQLException {
-        return open().setShardingKeyIfValid(shardingKey, superShardingKey, timeout);
-    }
-
-    @Override
-    public boolean setShardingKeyIfValid(ShardingKey shardingKey, int timeout) throws SQLException {
-        return open().setShardingKeyIfValid(shardingKey, timeout);
-    }
-
-    @Override
-    public void setShardingKey(ShardingKey shardingKey, ShardingKey superShardingKey) throws SQLException {
-        open().setShardingKey(shardingKey, superShardingKey);
-    }
-
-    @Override
-    public void setShardingKey(ShardingKey shardingKey) throws SQLException {
-        open().setShardingKey(shardingKey);
     }
 }

@@ -3,18 +3,10 @@ package dev.fencing.internal.jdbc;
 import dev.fencing.internal.sql.FencePlan;
 
 import java.sql.Array;
-import java.sql.Blob;
-import java.sql.Clob;
-import java.sql.NClob;
 import java.sql.ParameterMetaData;
 import java.sql.PreparedStatement;
-import java.sql.Ref;
 import java.sql.ResultSet;
-import java.sql.ResultSetMetaData;
-import java.sql.RowId;
 import java.sql.SQLException;
-import java.sql.SQLType;
-import java.sql.SQLXML;
 
 /**
  * A prepared statement planned once, at prepare time: the driver prepared the plan's text, with
@@ -173,114 +165,12 @@ class FencedPreparedStatement extends PreparedStatementDelegate {
     }
 
     @Override
-    public ResultSetMetaData getMetaData() throws SQLException {
-        return delegate.getMetaData();
-    }
-
-    // ---- setters the generator leaves to us: each takes an Object or a JDBC object ----------------
-
-    @Override
-    public void setObject(int parameterIndex, Object x) throws SQLException {
-        Object value = Wrappers.toDriver(x);
-        delegate.setObject(parameterIndex(parameterIndex), value);
-        if (keepsValues()) {
-            keepValue(parameterIndex, value);
-        }
+    Object toDriver(Object value) {
+        return Wrappers.toDriver(value);
     }
 
     @Override
-    public void setObject(int parameterIndex, Object x, int targetSqlType) throws SQLException {
-        Object value = Wrappers.toDriver(x);
-        delegate.setObject(parameterIndex(parameterIndex), value, targetSqlType);
-        if (keepsValues()) {
-            keep(parameterIndex, (target, index) -> target.setObject(index, value, targetSqlType));
-        }
-    }
-
-    @Override
-    public void setObject(int parameterIndex, Object x, int targetSqlType, int scaleOrLength) throws SQLException {
-        Object value = Wrappers.toDriver(x);
-        delegate.setObject(parameterIndex(parameterIndex), value, targetSqlType, scaleOrLength);
-        if (keepsValues()) {
-            keep(parameterIndex, (target, index) -> target.setObject(index, value, targetSqlType, scaleOrLength));
-        }
-    }
-
-    @Override
-    public void setObject(int parameterIndex, Object x, SQLType targetSqlType) throws SQLException {
-        Object value = Wrappers.toDriver(x);
-        delegate.setObject(parameterIndex(parameterIndex), value, targetSqlType);
-        if (keepsValues()) {
-            keep(parameterIndex, (target, index) -> target.setObject(index, value, targetSqlType));
-        }
-    }
-
-    @Override
-    public void setObject(int parameterIndex, Object x, SQLType targetSqlType, int scaleOrLength) throws SQLException {
-        Object value = Wrappers.toDriver(x);
-        delegate.setObject(parameterIndex(parameterIndex), value, targetSqlType, scaleOrLength);
-        if (keepsValues()) {
-            keep(parameterIndex, (target, index) -> target.setObject(index, value, targetSqlType, scaleOrLength));
-        }
-    }
-
-    @Override
-    public void setArray(int parameterIndex, Array x) throws SQLException {
-        Array array = Wrappers.toDriver(x);
-        delegate.setArray(parameterIndex(parameterIndex), array);
-        if (keepsValues()) {
-            keepValue(parameterIndex, array);
-        }
-    }
-
-    // Not ours to unwrap (only arrays are wrapped): passed on as the application gave them.
-
-    @Override
-    public void setRef(int parameterIndex, Ref x) throws SQLException {
-        delegate.setRef(parameterIndex(parameterIndex), x);
-        if (keepsValues()) {
-            keepValue(parameterIndex, x);
-        }
-    }
-
-    @Override
-    public void setBlob(int parameterIndex, Blob x) throws SQLException {
-        delegate.setBlob(parameterIndex(parameterIndex), x);
-        if (keepsValues()) {
-            keepValue(parameterIndex, x);
-        }
-    }
-
-    @Override
-    public void setClob(int parameterIndex, Clob x) throws SQLException {
-        delegate.setClob(parameterIndex(parameterIndex), x);
-        if (keepsValues()) {
-            keepValue(parameterIndex, x);
-        }
-    }
-
-    @Override
-    public void setNClob(int parameterIndex, NClob value) throws SQLException {
-        delegate.setNClob(parameterIndex(parameterIndex), value);
-        if (keepsValues()) {
-            keepValue(parameterIndex, value);
-        }
-    }
-
-    @Override
-    public void setRowId(int parameterIndex, RowId x) throws SQLException {
-        delegate.setRowId(parameterIndex(parameterIndex), x);
-        if (keepsValues()) {
-            keepValue(parameterIndex, x);
-        }
-    }
-
-    /** Its content can be read only once, like a stream's. */
-    @Override
-    public void setSQLXML(int parameterIndex, SQLXML xmlObject) throws SQLException {
-        delegate.setSQLXML(parameterIndex(parameterIndex), xmlObject);
-        if (keepsValues()) {
-            keepUnrepeatable(parameterIndex);
-        }
+    Array toDriver(Array value) {
+        return Wrappers.toDriver(value);
     }
 }

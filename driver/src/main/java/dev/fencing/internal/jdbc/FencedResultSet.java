@@ -9,21 +9,9 @@ import java.io.Reader;
 import java.math.BigDecimal;
 import java.net.URL;
 import java.sql.Array;
-import java.sql.Blob;
-import java.sql.Clob;
-import java.sql.Date;
-import java.sql.NClob;
-import java.sql.Ref;
 import java.sql.ResultSet;
-import java.sql.ResultSetMetaData;
-import java.sql.RowId;
 import java.sql.SQLException;
-import java.sql.SQLType;
-import java.sql.SQLWarning;
-import java.sql.SQLXML;
 import java.sql.Statement;
-import java.sql.Time;
-import java.sql.Timestamp;
 import java.util.Calendar;
 import java.util.Map;
 
@@ -210,57 +198,6 @@ final class FencedResultSet extends ResultSetDelegate {
     }
 
     @Override
-    public void updateArray(int columnIndex, Array x) throws SQLException {
-        delegate.updateArray(columnIndex, Wrappers.toDriver(x));
-    }
-
-    @Override
-    public void updateArray(String columnLabel, Array x) throws SQLException {
-        delegate.updateArray(columnLabel, Wrappers.toDriver(x));
-    }
-
-    @Override
-    public void updateObject(int columnIndex, Object x, int scaleOrLength) throws SQLException {
-        delegate.updateObject(columnIndex, Wrappers.toDriver(x), scaleOrLength);
-    }
-
-    @Override
-    public void updateObject(int columnIndex, Object x) throws SQLException {
-        delegate.updateObject(columnIndex, Wrappers.toDriver(x));
-    }
-
-    @Override
-    public void updateObject(String columnLabel, Object x, int scaleOrLength) throws SQLException {
-        delegate.updateObject(columnLabel, Wrappers.toDriver(x), scaleOrLength);
-    }
-
-    @Override
-    public void updateObject(String columnLabel, Object x) throws SQLException {
-        delegate.updateObject(columnLabel, Wrappers.toDriver(x));
-    }
-
-    @Override
-    public void updateObject(int columnIndex, Object x, SQLType targetSqlType, int scaleOrLength) throws SQLException {
-        delegate.updateObject(columnIndex, Wrappers.toDriver(x), targetSqlType, scaleOrLength);
-    }
-
-    @Override
-    public void updateObject(String columnLabel, Object x, SQLType targetSqlType, int scaleOrLength)
-            throws SQLException {
-        delegate.updateObject(columnLabel, Wrappers.toDriver(x), targetSqlType, scaleOrLength);
-    }
-
-    @Override
-    public void updateObject(int columnIndex, Object x, SQLType targetSqlType) throws SQLException {
-        delegate.updateObject(columnIndex, Wrappers.toDriver(x), targetSqlType);
-    }
-
-    @Override
-    public void updateObject(String columnLabel, Object x, SQLType targetSqlType) throws SQLException {
-        delegate.updateObject(columnLabel, Wrappers.toDriver(x), targetSqlType);
-    }
-
-    @Override
     public void close() throws SQLException {
         check = null;
         delegate.close();
@@ -281,131 +218,13 @@ final class FencedResultSet extends ResultSetDelegate {
         return "FencedResultSet[" + delegate + "]";
     }
 
-    // ---- plain delegation ------------------------------------------------------------------
-
     @Override
-    public ResultSetMetaData getMetaData() throws SQLException {
-        return delegate.getMetaData();
+    Object toDriver(Object value) {
+        return Wrappers.toDriver(value);
     }
 
     @Override
-    public Ref getRef(int columnIndex) throws SQLException {
-        return delegate.getRef(columnIndex);
+    Array toDriver(Array value) {
+        return Wrappers.toDriver(value);
     }
-
-    @Override
-    public Blob getBlob(int columnIndex) throws SQLException {
-        return delegate.getBlob(columnIndex);
-    }
-
-    @Override
-    public Clob getClob(int columnIndex) throws SQLException {
-        return delegate.getClob(columnIndex);
-    }
-
-    @Override
-    public Ref getRef(String columnLabel) throws SQLException {
-        return delegate.getRef(columnLabel);
-    }
-
-    @Override
-    public Blob getBlob(String columnLabel) throws SQLException {
-        return delegate.getBlob(columnLabel);
-    }
-
-    @Override
-    public Clob getClob(String columnLabel) throws SQLException {
-        return delegate.getClob(columnLabel);
-    }
-
-    @Override
-    public void updateRef(int columnIndex, Ref x) throws SQLException {
-        delegate.updateRef(columnIndex, x);
-    }
-
-    @Override
-    public void updateRef(String columnLabel, Ref x) throws SQLException {
-        delegate.updateRef(columnLabel, x);
-    }
-
-    @Override
-    public void updateBlob(int columnIndex, Blob x) throws SQLException {
-        delegate.updateBlob(columnIndex, x);
-    }
-
-    @Override
-    public void updateBlob(String columnLabel, Blob x) throws SQLException {
-        delegate.updateBlob(columnLabel, x);
-    }
-
-    @Override
-    public void updateClob(int columnIndex, Clob x) throws SQLException {
-        delegate.updateClob(columnIndex, x);
-    }
-
-    @Override
-    public void updateClob(String columnLabel, Clob x) throws SQLException {
-        delegate.updateClob(columnLabel, x);
-    }
-
-    @Override
-    public RowId getRowId(int columnIndex) throws SQLException {
-        return delegate.getRowId(columnIndex);
-    }
-
-    @Override
-    public RowId getRowId(String columnLabel) throws SQLException {
-        return delegate.getRowId(columnLabel);
-    }
-
-    @Override
-    public void updateRowId(int columnIndex, RowId x) throws SQLException {
-        delegate.updateRowId(columnIndex, x);
-    }
-
-    @Override
-    public void updateRowId(String columnLabel, RowId x) throws SQLException {
-        delegate.updateRowId(columnLabel, x);
-    }
-
-    @Override
-    public void updateNClob(int columnIndex, NClob nClob) throws SQLException {
-        delegate.updateNClob(columnIndex, nClob);
-    }
-
-    @Override
-    public void updateNClob(String columnLabel, NClob nClob) throws SQLException {
-        delegate.updateNClob(columnLabel, nClob);
-    }
-
-    @Override
-    public NClob getNClob(int columnIndex) throws SQLException {
-        return delegate.getNClob(columnIndex);
-    }
-
-    @Override
-    public NClob getNClob(String columnLabel) throws SQLException {
-        return delegate.getNClob(columnLabel);
-    }
-
-    @Override
-    public SQLXML getSQLXML(int columnIndex) throws SQLException {
-        return delegate.getSQLXML(columnIndex);
-    }
-
-    @Override
-    public SQLXML getSQLXML(String columnLabel) throws SQLException {
-        return delegate.getSQLXML(columnLabel);
-    }
-
-    @Override
-    public void updateSQLXML(int columnIndex, SQLXML xmlObject) throws SQLException {
-        delegate.updateSQLXML(columnIndex, xmlObject);
-    }
-
-    @Override
-    public void updateSQLXML(String columnLabel, SQLXML xmlObject) throws SQLException {
-        delegate.updateSQLXML(columnLabel, xmlObject);
-    }
-
 }
