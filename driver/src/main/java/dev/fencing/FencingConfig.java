@@ -301,17 +301,29 @@ public final class FencingConfig {
     /** This configuration as properties; {@code fromProperties(toProperties())} equals this. */
     public Properties toProperties() {
         Properties properties = new Properties();
-        properties.setProperty(TABLES, String.join(",", tableNames));
-        properties.setProperty(COLUMN, column);
-        properties.setProperty(COMPARISON, comparison.toString());
-        properties.setProperty(ON_ZERO_ROWS, onZeroRows.toString());
-        properties.setProperty(MODE, mode.toString());
-        tables.ownModes().forEach((t, m) -> properties.setProperty(ConfigKey.modeKeyOf(t.toString()), m.toString()));
-        properties.setProperty(PROCEDURE_CALLS, procedureCalls.toString());
-        properties.setProperty(PLAN_CACHE_SIZE, Integer.toString(planCacheSize));
-        properties.setProperty(PARSE_TIMEOUT_MILLIS, Long.toString(parseTimeoutMillis));
-        properties.setProperty(EPOCH_TABLE, epochTable);
-        properties.setProperty(DATABASE_GUARD, databaseGuard.toString());
+        for (ConfigKey key : ConfigKey.values()) {
+            // a switch expression, so that a key added to ConfigKey does not compile until it is written here
+            String value = switch (key) {
+                case TABLES -> String.join(",", tableNames);
+                case COLUMN -> column;
+                case COMPARISON -> comparison.toString();
+                case ON_ZERO_ROWS -> onZeroRows.toString();
+                case MODE -> mode.toString();
+                case TABLE_MODE -> {
+                    tables.ownModes().forEach((t, m) -> properties.setProperty(ConfigKey.modeKeyOf(t.toString()), m.toString()));
+                    yield null;
+                }
+                case EPOCH_TABLE -> epochTable;
+                case PROCEDURE_CALLS -> procedureCalls.toString();
+                case PLAN_CACHE_SIZE -> Integer.toString(planCacheSize);
+                case PARSE_TIMEOUT_MILLIS -> Long.toString(parseTimeoutMillis);
+                case DATABASE_GUARD -> databaseGuard.toString();
+                case CONFIG -> null; // where settings came from, not a setting
+            };
+            if (value != null) {
+                properties.setProperty(key.key(), value);
+            }
+        }
         return properties;
     }
 

@@ -41,6 +41,29 @@ class FencingConfigTest {
         assertThat(FencingConfig.fromProperties(config.toProperties())).isEqualTo(config);
     }
 
+    @Test
+    void everySettingOfTheRegistryIsWrittenByToPropertiesAndReadBack() {
+        FencingConfig config = FencingConfig.builder().tables("orders", "billing.payments").column("fence")
+                .comparison(FencingConfig.Comparison.STRICTLY_NEWER).onZeroRows(FencingConfig.ZeroRows.RAISE)
+                .mode(FencingConfig.Mode.EPOCH).tableMode("audit", FencingConfig.Mode.ROW).epochTable("guards")
+                .procedureCalls(FencingConfig.ProcedureCalls.REJECT).planCacheSize(99).parseTimeoutMillis(77)
+                .databaseGuard(FencingConfig.Guard.REQUIRED).build();
+
+        java.util.Properties written = config.toProperties();
+
+        for (dev.fencing.internal.config.ConfigKey key : dev.fencing.internal.config.ConfigKey.values()) {
+            if (key == dev.fencing.internal.config.ConfigKey.CONFIG) {
+                assertThat(written).as("where settings came from is not a setting").doesNotContainKey(key.key());
+            } else if (key == dev.fencing.internal.config.ConfigKey.TABLE_MODE) {
+                assertThat(written).containsEntry("fencing.table.audit.mode", "row");
+            } else {
+                assertThat(written).as(key.key()).containsKey(key.key());
+            }
+        }
+        assertThat(written.getProperty("fencing.tables")).isEqualTo("orders,billing.payments,audit");
+        assertThat(FencingConfig.fromProperties(written)).isEqualTo(config);
+    }
+
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
             "fencing.comparison|newest|fencing.comparison",
