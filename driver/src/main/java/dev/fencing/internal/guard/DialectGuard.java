@@ -1,10 +1,17 @@
 package dev.fencing.internal.guard;
 
 import dev.fencing.FencingConfig;
+import dev.fencing.internal.config.FencedTableSet;
+import dev.fencing.internal.config.TableName;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 
 /** The guard's DDL and its verification on one kind of database. */
 interface DialectGuard {
@@ -20,4 +27,40 @@ interface DialectGuard {
 
     /** What is missing or outdated, one line per table or object; empty when the guard is current. */
     List<String> problems(Connection connection, List<GuardTarget> targets, FencingConfig config) throws SQLException;
+
+    /**
+     * Each configured table in every schema it exists in, in the table's mode. {@code sql} takes the
+     * folded table name, whether the configuration names no schema, and the folded schema, and
+     * returns each match's schema and table; {@code alsoGuarded} adds what holds the table's rows
+     * too (PostgreSQL's partitions and inheritance children).
+     */
+    static List<GuardTarget> configuredTables(Connection connection, FencingConfig config, String sql,
+                                              AlsoGuarded alsoGuarded) throws SQLException {
+        FencedTableSet tables = FencedTableSet.of(config);
+        Set<GuardTarget> found = new LinkedHashSet<>();
+        for (TableName name : tables.names()) {
+            try (PreparedStatement query = connection.prepareStatement(sql)) {
+                query.setString(1, name.table());
+                query.setBoolean(2, name.schema() == null);
+                query.setString(3, name.schema() == null ? "" : name.schema());
+                try (ResultSet rows = query.executeQuery()) {
+                    while (rows.next()) {
+                        GuardTarget target = new GuardTarget(rows.getString(1), rows.getString(2), tables.modeOf(name), false);
+                        if (found.add(target)) {
+                            alsoGuarded.add(connection, target, found);
+                        }
+                    }
+                }
+            }
+        }
+        return new ArrayList<>(found);
+    }
+
+    /** Adds to {@code found} the tables that hold rows of {@code target} too. */
+    @FunctionalInterface
+    interface AlsoGuarded {
+        AlsoGuarded NOTHING = (connection, target, found) -> { };
+
+        void add(Connection connection, GuardTarget target, Set<GuardTarget> found) throws SQLException;
+    }
 }

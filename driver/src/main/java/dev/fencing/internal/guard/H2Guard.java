@@ -1,8 +1,6 @@
 package dev.fencing.internal.guard;
 
-import dev.fencing.internal.config.FencedTableSet;
 import dev.fencing.FencingConfig;
-import dev.fencing.internal.config.TableName;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -25,23 +23,10 @@ final class H2Guard implements DialectGuard {
 
     @Override
     public List<GuardTarget> targets(Connection connection, FencingConfig config) throws SQLException {
-        Set<GuardTarget> found = new LinkedHashSet<>();
-        String sql = "SELECT TABLE_SCHEMA, TABLE_NAME FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_TYPE = 'BASE TABLE'"
-                + " AND LOWER(TABLE_NAME) = ? AND (? OR LOWER(TABLE_SCHEMA) = ?) AND TABLE_SCHEMA <> 'INFORMATION_SCHEMA'"
-                + " ORDER BY 1, 2";
-        for (TableName name : FencedTableSet.of(config).names()) {
-            try (PreparedStatement query = connection.prepareStatement(sql)) {
-                query.setString(1, name.table());
-                query.setBoolean(2, name.schema() == null);
-                query.setString(3, name.schema() == null ? "" : name.schema());
-                try (ResultSet rows = query.executeQuery()) {
-                    while (rows.next()) {
-                        found.add(new GuardTarget(rows.getString(1), rows.getString(2), FencedTableSet.of(config).modeOf(name), false));
-                    }
-                }
-            }
-        }
-        return new ArrayList<>(found);
+        return DialectGuard.configuredTables(connection, config, "SELECT TABLE_SCHEMA, TABLE_NAME"
+                + " FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_TYPE = 'BASE TABLE' AND LOWER(TABLE_NAME) = ?"
+                + " AND (? OR LOWER(TABLE_SCHEMA) = ?) AND TABLE_SCHEMA <> 'INFORMATION_SCHEMA' ORDER BY 1, 2",
+                AlsoGuarded.NOTHING);
     }
 
     static String remarks(GuardTarget target, FencingConfig config) {

@@ -1,8 +1,6 @@
 package dev.fencing.internal.guard;
 
-import dev.fencing.internal.config.FencedTableSet;
 import dev.fencing.FencingConfig;
-import dev.fencing.internal.config.TableName;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -58,24 +56,11 @@ final class MariaDbGuard implements DialectGuard {
 
     @Override
     public List<GuardTarget> targets(Connection connection, FencingConfig config) throws SQLException {
-        Set<GuardTarget> found = new LinkedHashSet<>();
-        String sql = "SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES WHERE TABLE_TYPE = 'BASE TABLE'"
-                + " AND LOWER(TABLE_NAME) = ? AND (? OR LOWER(TABLE_SCHEMA) = ?)"
-                + " AND TABLE_SCHEMA NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys')"
-                + " ORDER BY 1, 2";
-        for (TableName name : FencedTableSet.of(config).names()) {
-            try (PreparedStatement query = connection.prepareStatement(sql)) {
-                query.setString(1, name.table());
-                query.setBoolean(2, name.schema() == null);
-                query.setString(3, name.schema() == null ? "" : name.schema());
-                try (ResultSet rows = query.executeQuery()) {
-                    while (rows.next()) {
-                        found.add(new GuardTarget(rows.getString(1), rows.getString(2), FencedTableSet.of(config).modeOf(name), false));
-                    }
-                }
-            }
-        }
-        return new ArrayList<>(found);
+        return DialectGuard.configuredTables(connection, config, "SELECT TABLE_SCHEMA, TABLE_NAME"
+                + " FROM information_schema.TABLES WHERE TABLE_TYPE = 'BASE TABLE' AND LOWER(TABLE_NAME) = ?"
+                + " AND (? OR LOWER(TABLE_SCHEMA) = ?)"
+                + " AND TABLE_SCHEMA NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys') ORDER BY 1, 2",
+                AlsoGuarded.NOTHING);
     }
 
     /** Each table that needs a trigger, with the cascades its changes can start. */

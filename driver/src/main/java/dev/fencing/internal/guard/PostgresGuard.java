@@ -1,8 +1,6 @@
 package dev.fencing.internal.guard;
 
-import dev.fencing.internal.config.FencedTableSet;
 import dev.fencing.FencingConfig;
-import dev.fencing.internal.config.TableName;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -34,30 +32,14 @@ final class PostgresGuard implements DialectGuard {
 
     @Override
     public List<GuardTarget> targets(Connection connection, FencingConfig config) throws SQLException {
-        Set<GuardTarget> found = new LinkedHashSet<>();
-        String sql = "SELECT n.nspname, c.relname, c.relkind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
-                + " WHERE lower(c.relname) = ? AND (? OR lower(n.nspname) = ?) AND c.relkind IN ('r', 'p')"
-                + " AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg_toast%'"
-                + " ORDER BY 1, 2";
         String children = "SELECT n.nspname, c.relname, c.relkind, c.relispartition FROM pg_inherits i"
                 + " JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_namespace n ON n.oid = c.relnamespace"
                 + " WHERE i.inhparent = (quote_ident(?) || '.' || quote_ident(?))::regclass ORDER BY 1, 2";
-        for (TableName name : FencedTableSet.of(config).names()) {
-            FencingConfig.Mode mode = FencedTableSet.of(config).modeOf(name);
-            try (PreparedStatement query = connection.prepareStatement(sql)) {
-                query.setString(1, name.table());
-                query.setBoolean(2, name.schema() == null);
-                query.setString(3, name.schema() == null ? "" : name.schema());
-                try (ResultSet rows = query.executeQuery()) {
-                    while (rows.next()) {
-                        GuardTarget target = new GuardTarget(rows.getString(1), rows.getString(2), mode, false);
-                        found.add(target);
-                        addChildren(connection, children, target, found);
-                    }
-                }
-            }
-        }
-        return new ArrayList<>(found);
+        return DialectGuard.configuredTables(connection, config, "SELECT n.nspname, c.relname, c.relkind"
+                + " FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
+                + " WHERE lower(c.relname) = ? AND (? OR lower(n.nspname) = ?) AND c.relkind IN ('r', 'p')"
+                + " AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg_toast%'"
+                + " ORDER BY 1, 2", (database, target, found) -> addChildren(database, children, target, found));
     }
 
     /** Partitions and inheritance children, any depth: they hold the table's rows too. */
