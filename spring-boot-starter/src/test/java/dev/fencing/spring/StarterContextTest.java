@@ -2,6 +2,8 @@ package dev.fencing.spring;
 
 import dev.fencing.lock.FencedLocks;
 import dev.fencing.spring.app.TestApplication;
+import dev.fencing.testing.ScratchArea;
+import dev.fencing.testing.TestDatabase;
 
 import javax.sql.DataSource;
 
@@ -23,7 +25,7 @@ import org.springframework.test.context.DynamicPropertySource;
 @SpringBootTest(classes = {TestApplication.class, StarterContextTest.SchemaLifecycle.class})
 abstract class StarterContextTest {
 
-    static final PostgresSchema SCHEMA = PostgresSchema.create();
+    static final ScratchArea SCHEMA = ScratchArea.create(TestDatabase.Kind.POSTGRESQL);
 
     @Autowired
     JdbcTemplate jdbc;
@@ -32,7 +34,7 @@ abstract class StarterContextTest {
     FencedLocks locks;
 
     /** The schema as it is, without fencing: what the database holds. */
-    final JdbcTemplate database = new JdbcTemplate(SCHEMA.raw());
+    final JdbcTemplate database = new JdbcTemplate(SCHEMA.dataSource());
 
     @DynamicPropertySource
     static void database(DynamicPropertyRegistry registry) {
@@ -52,7 +54,7 @@ abstract class StarterContextTest {
     static class SchemaLifecycle {
         @Bean
         DisposableBean dropSchemaOnClose(DataSource dataSource) {
-            return SCHEMA::drop;
+            return SCHEMA::close;
         }
     }
 }

@@ -33,7 +33,8 @@ final class DatabaseExtension implements ParameterResolver {
 
     private static StoredResource<DataSource> create(TestDatabase.Kind kind) {
         try {
-            return Scratch.create(kind);
+            ScratchArea area = Scratch.create(kind);
+            return new StoredResource<>(area.dataSource(), area::close);
         } catch (SQLException | RuntimeException e) {
             throw new ParameterResolutionException(e.getMessage(), e);
         }

@@ -2,7 +2,6 @@ package dev.fencing.testing;
 
 import org.mariadb.jdbc.MariaDbDataSource;
 
-import javax.sql.DataSource;
 import java.sql.SQLException;
 
 /** A MariaDB database as a scratch area; only loaded when MariaDB Connector/J is wanted. */
@@ -11,12 +10,12 @@ final class MariaDbScratch {
     private MariaDbScratch() {
     }
 
-    static StoredResource<DataSource> create(String url, String database) throws SQLException {
+    static ScratchArea create(String url, String database) throws SQLException {
         MariaDbDataSource admin = new MariaDbDataSource(url);
         Scratch.execute(admin, "CREATE DATABASE " + database);
-        MariaDbDataSource scoped = new MariaDbDataSource(withDatabase(url, database));
+        String scopedUrl = withDatabase(url, database);
         // A connection the test left open inside a transaction would make DROP wait for ever.
-        return new StoredResource<>(scoped, () -> Scratch.execute(admin,
+        return new ScratchArea(database, scopedUrl, new MariaDbDataSource(scopedUrl), () -> Scratch.execute(admin,
                 "SET SESSION lock_wait_timeout = 10", "DROP DATABASE IF EXISTS " + database));
     }
 

@@ -20,7 +20,7 @@ final class Scratch {
     }
 
     /** Creates a scratch area on {@code kind}'s server; closing the result drops it. */
-    static StoredResource<DataSource> create(TestDatabase.Kind kind) throws SQLException {
+    static ScratchArea create(TestDatabase.Kind kind) throws SQLException {
         String url = kind.url();
         String name = newName();
         try {

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import dev.fencing.StaleFenceException;
 import dev.fencing.spring.StaleFenceDataAccessException;
 import dev.fencing.testing.PauseInjector;
+import dev.fencing.testing.ScratchArea;
+import dev.fencing.testing.TestDatabase;
 
 import java.time.Duration;
 import java.util.Map;
@@ -35,13 +37,13 @@ import org.springframework.test.context.DynamicPropertySource;
 @SpringBootTest(properties = {"orders.lock.ttl=1s", "orders.lock.wait=10s"})
 class PrimerTimelineTest {
 
-    static final PostgresSchema SCHEMA = PostgresSchema.create();
+    static final ScratchArea SCHEMA = ScratchArea.create(TestDatabase.Kind.POSTGRESQL);
     static final PauseInjector PAUSES = new PauseInjector();
 
     @Autowired
     PaymentService payments;
 
-    final JdbcTemplate database = new JdbcTemplate(SCHEMA.raw());
+    final JdbcTemplate database = new JdbcTemplate(SCHEMA.dataSource());
 
     @DynamicPropertySource
     static void database(DynamicPropertyRegistry registry) {
@@ -92,7 +94,7 @@ class PrimerTimelineTest {
 
         @Bean
         DisposableBean dropSchemaOnClose() {
-            return SCHEMA::drop;
+            return SCHEMA::close;
         }
     }
 }
