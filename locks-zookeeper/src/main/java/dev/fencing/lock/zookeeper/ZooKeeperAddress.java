@@ -1,17 +1,10 @@
 package dev.fencing.lock.zookeeper;
 
-import java.net.URI;
-import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import dev.fencing.internal.config.ServerAddress;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
+import java.util.stream.Stream;
 
 /**
  * A ZooKeeper address as users write it:
@@ -24,133 +17,37 @@ import java.util.Set;
 final class ZooKeeperAddress {
 
     static final Duration DEFAULT_SESSION_TIMEOUT = Duration.ofSeconds(15);
-    private static final Set<String> OPTIONS = Set.of("sessionTimeout", "truststore", "truststorePassword", "keystore",
-            "keystorePassword");
+    private static final ServerAddress.Syntax SYNTAX = new ServerAddress.Syntax("ZooKeeper", "a ZooKeeper address",
+            "zookeeper", "zookeepers", "ZooKeeper digest credentials are written user:password@,", "chroot", null,
+            List.of("sessionTimeout", "truststore", "truststorePassword", "keystore", "keystorePassword"));
 
-    private final boolean tls;
-    private final List<String> hosts;
-    private final String chroot;
-    private final String user;
-    private final String password;
-    private final Map<String, String> options;
+    private final ServerAddress address;
 
-    private ZooKeeperAddress(boolean tls, List<String> hosts, String chroot, String user, String password,
-            Map<String, String> options) {
-        this.tls = tls;
-        this.hosts = List.copyOf(hosts);
-        this.chroot = chroot;
-        this.user = user;
-        this.password = password;
-        this.options = Map.copyOf(options);
+    private ZooKeeperAddress(ServerAddress address) {
+        this.address = address;
     }
 
     /**
      * @throws IllegalArgumentException naming what is wrong (never echoing a password)
      */
     static ZooKeeperAddress parse(String uri) {
-        if (uri == null || uri.isBlank()) {
-            throw new IllegalArgumentException("a ZooKeeper address is required: zookeeper://host:port[,host:port...][/chroot]");
-        }
-        String text = uri.trim();
-        boolean tls;
-        String rest;
-        if (text.startsWith("zookeeper://")) {
-            tls = false;
-            rest = text.substring("zookeeper://".length());
-        } else if (text.startsWith("zookeepers://")) {
-            tls = true;
-            rest = text.substring("zookeepers://".length());
-        } else {
-            int scheme = text.indexOf("://");
-            throw new IllegalArgumentException("a ZooKeeper address starts with zookeeper:// (or zookeepers:// for TLS), got "
-                    + (scheme > 0 ? text.substring(0, scheme) + "://..." : "no scheme"));
-        }
-        String query = null;
-        int question = rest.indexOf('?');
-        if (question >= 0) {
-            query = rest.substring(question + 1);
-            rest = rest.substring(0, question);
-        }
-        String user = null;
-        String password = null;
-        int slash = rest.indexOf('/');
-        String authority = slash >= 0 ? rest.substring(0, slash) : rest;
-        String path = slash >= 0 ? rest.substring(slash) : "";
-        int at = authority.lastIndexOf('@');
-        if (at >= 0) {
-            String userInfo = authority.substring(0, at);
-            authority = authority.substring(at + 1);
-            int colon = userInfo.indexOf(':');
-            if (colon <= 0) {
-                throw new IllegalArgumentException("ZooKeeper digest credentials are written user:password@, in " + redact(text));
-            }
-            user = decode(userInfo.substring(0, colon));
-            password = decode(userInfo.substring(colon + 1));
-        }
-        List<String> hosts = new ArrayList<>();
-        for (String hostPort : authority.split(",", -1)) {
-            hosts.add(checkHostPort(hostPort.trim(), text));
-        }
-        String chroot = null;
-        if (path.length() > 1) {
-            chroot = path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
-            for (String segment : chroot.substring(1).split("/", -1)) {
-                if (segment.isEmpty() || segment.equals(".") || segment.equals("..")) {
-                    throw new IllegalArgumentException("not a valid ZooKeeper chroot: '" + chroot + "' in " + redact(text));
-                }
-            }
-        }
-        Map<String, String> options = new LinkedHashMap<>();
-        if (query != null && !query.isEmpty()) {
-            for (String pair : query.split("&")) {
-                int equals = pair.indexOf('=');
-                if (equals <= 0) {
-                    throw new IllegalArgumentException("ZooKeeper address option without a value: '" + pair.split("=")[0]
-                            + "' in " + redact(text));
-                }
-                String name = pair.substring(0, equals);
-                if (!OPTIONS.contains(name)) {
-                    throw new IllegalArgumentException("unknown ZooKeeper address option '" + name + "' in " + redact(text)
-                            + "; allowed: sessionTimeout, truststore, truststorePassword, keystore, keystorePassword");
-                }
-                options.put(name, decode(pair.substring(equals + 1)));
-            }
-        }
-        if (!tls && options.keySet().stream().anyMatch(name -> name.startsWith("trust") || name.startsWith("key"))) {
+        ServerAddress address = ServerAddress.parse(uri, SYNTAX);
+        if (!address.tls() && Stream.of("truststore", "truststorePassword", "keystore", "keystorePassword")
+                .anyMatch(address::hasOption)) {
             throw new IllegalArgumentException("the truststore and keystore options need TLS: write zookeepers:// in "
-                    + redact(text));
+                    + address.redacted());
         }
         for (String file : List.of("truststore", "keystore")) {
-            if (options.containsKey(file) && !Files.isReadable(Path.of(options.get(file)))) {
-                throw new IllegalArgumentException("ZooKeeper address option " + file + ": cannot read " + options.get(file));
-            }
+            address.requireReadable(file);
         }
-        ZooKeeperAddress address = new ZooKeeperAddress(tls, hosts, chroot, user, password, options);
-        address.sessionTimeout(); // checks the value
-        return address;
-    }
-
-    private static String checkHostPort(String hostPort, String text) {
-        if (hostPort.isEmpty()) {
-            throw new IllegalArgumentException("a ZooKeeper address lists host:port pairs separated by commas; one is empty in "
-                    + redact(text));
-        }
-        URI parsed;
-        try {
-            parsed = URI.create("x://" + hostPort);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("not a host:port in the ZooKeeper address: '" + hostPort + "'");
-        }
-        if (parsed.getHost() == null || parsed.getPort() < 1 || parsed.getPort() > 65535) {
-            throw new IllegalArgumentException("not a host:port in the ZooKeeper address (the port is required): '"
-                    + hostPort + "'");
-        }
-        return hostPort;
+        ZooKeeperAddress parsed = new ZooKeeperAddress(address);
+        parsed.sessionTimeout(); // checks the value
+        return parsed;
     }
 
     /** {@code sessionTimeout}: a number of milliseconds, or a duration such as {@code 15s}, {@code 500ms}, {@code PT15S}. */
     Duration sessionTimeout() {
-        String value = options.get("sessionTimeout");
+        String value = address.option("sessionTimeout");
         if (value == null) {
             return DEFAULT_SESSION_TIMEOUT;
         }
@@ -175,51 +72,34 @@ final class ZooKeeperAddress {
         return parsed;
     }
 
-    private static String decode(String text) {
-        return URLDecoder.decode(text, StandardCharsets.UTF_8);
-    }
-
-    static String redact(String text) {
-        int scheme = text.indexOf("://");
-        int at = text.lastIndexOf('@');
-        int slash = text.indexOf('/', scheme + 3);
-        if (scheme >= 0 && at > scheme && (slash < 0 || at < slash)) {
-            int colon = text.indexOf(':', scheme + 3);
-            String user = colon > 0 && colon < at ? text.substring(scheme + 3, colon) : text.substring(scheme + 3, at);
-            text = text.substring(0, scheme + 3) + user + ":***" + text.substring(at);
-        }
-        return text.replaceAll("(?i)(Password=)[^&]*", "$1***");
-    }
-
     boolean tls() {
-        return tls;
+        return address.tls();
     }
 
     /** {@code host:port,host:port}, without the chroot. */
     String connectString() {
-        return String.join(",", hosts);
+        return String.join(",", address.hosts());
     }
 
     /** The chroot without its leading slash (Curator's namespace), or null. */
     String namespace() {
-        return chroot == null ? null : chroot.substring(1);
+        return address.path() == null ? null : address.path().substring(1);
     }
 
     String user() {
-        return user;
+        return address.user();
     }
 
     String password() {
-        return password;
+        return address.password();
     }
 
     String option(String name) {
-        return options.get(name);
+        return address.option(name);
     }
 
     @Override
     public String toString() {
-        return (tls ? "zookeepers://" : "zookeeper://") + (user != null ? user + "@" : "") + connectString()
-                + (chroot != null ? chroot : "");
+        return address.toString();
     }
 }

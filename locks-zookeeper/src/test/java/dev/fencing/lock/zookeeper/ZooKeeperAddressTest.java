@@ -46,6 +46,8 @@ class ZooKeeperAddressTest {
                 .hasMessageContaining("cannot read /nonexistent.p12");
         assertThatThrownBy(() -> ZooKeeperAddress.parse("zookeepers://127.0.0.1:2181?truststorePassword=hunter2&oops"))
                 .hasMessageNotContaining("hunter2");
+        assertThatThrownBy(() -> ZooKeeperAddress.parse("zookeeper://127.0.0.1:2181?=")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("without a value");
         assertThatThrownBy(() -> ZooKeeperAddress.parse("zookeeper://bob@127.0.0.1:2181")).hasMessageContaining("user:password");
         assertThatThrownBy(() -> ZooKeeperFencedLocks.builder("zookeeper://127.0.0.1:2181").pollInterval(Duration.ZERO).build())
                 .hasMessageContaining("pollInterval");

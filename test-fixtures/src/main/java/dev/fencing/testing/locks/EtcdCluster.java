@@ -1,18 +1,15 @@
 package dev.fencing.testing.locks;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.stream.Collectors;
 
 /**
  * A throw-away etcd cluster of real {@code etcd} processes on loopback ports chosen at run
@@ -38,41 +35,21 @@ import java.util.stream.Collectors;
  * <p>The binary is {@code etcd} on the {@code PATH} (Debian {@code etcd-server}; installed by
  * {@code scripts/ensure-services.sh}), or {@code FENCING_ETCD_BINARY}.
  */
-public final class EtcdCluster implements AutoCloseable {
+public final class EtcdCluster extends ServerCluster<EtcdCluster.Member> {
 
     private static final Duration STARTUP = Duration.ofSeconds(30);
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
 
-    private final Path root;
-    private final Process watchdog;
-    private final List<Member> members;
-
     /** One member: its process and client port. */
-    public static final class Member {
-        private final ServerProcess process;
-        private final int clientPort;
+    public static final class Member extends ServerCluster.Member {
         private final boolean tls;
 
         Member(ServerProcess process, int clientPort, boolean tls) {
-            this.process = process;
-            this.clientPort = clientPort;
+            super(process, clientPort);
             this.tls = tls;
         }
 
-        public ServerProcess process() {
-            return process;
-        }
-
-        public int clientPort() {
-            return clientPort;
-        }
-
-        /** {@code 127.0.0.1:port}. */
-        public String endpoint() {
-            return "127.0.0.1:" + clientPort;
-        }
-
-        /** Whether this member answers and reports itself the leader. */
+        @Override
         public boolean isLeader() {
             return metric("etcd_server_is_leader").map(v -> v == 1).orElse(false);
         }
@@ -83,17 +60,22 @@ public final class EtcdCluster implements AutoCloseable {
          */
         public boolean isHealthy() {
             if (tls) {
-                if (!process.isRunning() || process.isPaused()) {
+                if (!process().isRunning() || process().isPaused()) {
                     return false;
                 }
                 try (java.net.Socket socket = new java.net.Socket()) {
-                    socket.connect(new java.net.InetSocketAddress("127.0.0.1", clientPort), 1000);
+                    socket.connect(new java.net.InetSocketAddress("127.0.0.1", clientPort()), 1000);
                     return true;
                 } catch (IOException e) {
                     return false;
                 }
             }
             return get("/health").map(body -> body.contains("\"health\":\"true\"")).orElse(false);
+        }
+
+        @Override
+        boolean serves() {
+            return isHealthy();
         }
 
         private Optional<Double> metric(String name) {
@@ -104,7 +86,7 @@ public final class EtcdCluster implements AutoCloseable {
         }
 
         private Optional<String> get(String path) {
-            if (!process.isRunning() || process.isPaused()) {
+            if (!process().isRunning() || process().isPaused()) {
                 return Optional.empty();
             }
             try {
@@ -119,17 +101,10 @@ public final class EtcdCluster implements AutoCloseable {
                 return Optional.empty();
             }
         }
-
-        @Override
-        public String toString() {
-            return process.name() + "@" + endpoint();
-        }
     }
 
-    private EtcdCluster(Path root, Process watchdog, List<Member> members) {
-        this.root = root;
-        this.watchdog = watchdog;
-        this.members = members;
+    private EtcdCluster(Workspace workspace, List<Member> members) {
+        super(workspace, members, STARTUP, "an etcd member is leader", "every running etcd member is healthy");
     }
 
     /** Starts {@code size} members and waits until the cluster has a leader and every member is healthy. */
@@ -156,27 +131,17 @@ public final class EtcdCluster implements AutoCloseable {
         String binary = System.getenv().getOrDefault("FENCING_ETCD_BINARY", "etcd");
         int heartbeat = size == 1 ? 50 : 150;
         int election = size == 1 ? 500 : 1500;
-        Path root;
-        try {
-            root = Files.createTempDirectory("fencing-etcd-");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        Process watchdog = ServerProcess.reapOnExit(root, "etcd");
-        String token = root.getFileName().toString();
-        int[] clientPorts = new int[size];
-        int[] peerPorts = new int[size];
-        for (int i = 0; i < size; i++) {
-            clientPorts[i] = ServerProcess.freePort();
-            peerPorts[i] = ServerProcess.freePort();
-        }
+        Workspace workspace = Workspace.create("fencing-etcd-", "etcd");
+        String token = workspace.root().getFileName().toString();
+        int[] clientPorts = freePorts(size);
+        int[] peerPorts = freePorts(size);
         List<String> initialCluster = new ArrayList<>();
         for (int i = 0; i < size; i++) {
             initialCluster.add("m" + i + "=http://127.0.0.1:" + peerPorts[i]);
         }
         List<Member> members = new ArrayList<>();
         for (int i = 0; i < size; i++) {
-            Path directory = root.resolve("m" + i);
+            Path directory = workspace.member("m" + i);
             List<String> command = new ArrayList<>(List.of(binary,
                     "--name", "m" + i,
                     "--data-dir", directory.resolve("data").toString(),
@@ -197,83 +162,18 @@ public final class EtcdCluster implements AutoCloseable {
             }
             members.add(new Member(new ServerProcess("etcd m" + i, command, directory), clientPorts[i], tls));
         }
-        EtcdCluster cluster = new EtcdCluster(root, watchdog, List.copyOf(members));
-        try {
-            members.forEach(member -> member.process().start());
-            members.forEach(member -> {
-                if (!member.process().isRunning()) {
-                    throw new IllegalStateException(member + " exited at start");
-                }
-            });
-            cluster.awaitHealthy(STARTUP);
-            members.forEach(member -> {
-                if (!member.process().isRunning()) {
-                    throw new IllegalStateException(member + " exited at start");
-                }
-            });
-            return cluster;
-        } catch (RuntimeException | Error e) {
-            String logs = members.stream().map(m -> m + ":\n" + m.process().logTail()).collect(Collectors.joining("\n"));
-            cluster.close();
-            throw new IllegalStateException("etcd cluster of " + size + " did not start (" + binary + "): "
-                    + e.getMessage() + "\n" + logs, e);
-        }
+        EtcdCluster cluster = new EtcdCluster(workspace, members);
+        cluster.startMembers("etcd cluster of " + size + " did not start (" + binary + ")");
+        return cluster;
     }
 
     /** {@code etcd://127.0.0.1:p1,127.0.0.1:p2,...} ({@code etcds://} with TLS): every member, for EtcdFencedLocks. */
     public String uri() {
-        return (members.get(0).tls ? "etcds://" : "etcd://") + members.stream().map(Member::endpoint).collect(Collectors.joining(","));
-    }
-
-    public List<Member> members() {
-        return members;
-    }
-
-    /** The current leader, waiting up to {@code timeout} for one to be elected. */
-    public Member awaitLeader(Duration timeout) {
-        Member[] found = new Member[1];
-        ServerProcess.awaitUntil("an etcd member is leader", timeout, () -> {
-            for (Member member : members) {
-                if (member.isLeader()) {
-                    found[0] = member;
-                    return true;
-                }
-            }
-            return false;
-        });
-        return found[0];
+        return (members().get(0).tls ? "etcds://" : "etcd://") + endpoints();
     }
 
     /** Waits until every running, unpaused member is healthy (knows a leader). */
     public void awaitHealthy(Duration timeout) {
-        ServerProcess.awaitUntil("every running etcd member is healthy", timeout, () -> members.stream()
-                .filter(m -> m.process().isRunning() && !m.process().isPaused())
-                .allMatch(Member::isHealthy));
-    }
-
-    /** Starts a killed member again on its ports and data directory. */
-    public void restart(Member member) {
-        member.process().start();
-    }
-
-    @Override
-    public void close() {
-        for (Member member : members) {
-            try {
-                member.process().stop();
-            } catch (RuntimeException e) {
-                // keep stopping the others
-            }
-        }
-        watchdog.destroy();
-        deleteRecursively(root);
-    }
-
-    static void deleteRecursively(Path root) {
-        try (var paths = Files.walk(root)) {
-            paths.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-        } catch (IOException e) {
-            // a temp directory left behind is harmless
-        }
+        awaitEveryRunningMemberServes(timeout);
     }
 }

@@ -13,7 +13,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.stream.Collectors;
 
 /**
  * A throw-away ZooKeeper ensemble (or one standalone server) of real server processes: child
@@ -38,35 +37,15 @@ import java.util.stream.Collectors;
  * beside a build. The admin HTTP server is off; the four-letter words {@code srvr} and
  * {@code ruok} are on, for {@link Member#isLeader()}.
  */
-public final class ZooKeeperEnsemble implements AutoCloseable {
+public final class ZooKeeperEnsemble extends ServerCluster<ZooKeeperEnsemble.Member> {
 
     private static final Duration STARTUP = Duration.ofSeconds(60);
 
-    private final Path root;
-    private final Process watchdog;
-    private final List<Member> members;
-
     /** One server: its process and client port. */
-    public static final class Member {
-        private final ServerProcess process;
-        private final int clientPort;
+    public static final class Member extends ServerCluster.Member {
 
         Member(ServerProcess process, int clientPort) {
-            this.process = process;
-            this.clientPort = clientPort;
-        }
-
-        public ServerProcess process() {
-            return process;
-        }
-
-        public int clientPort() {
-            return clientPort;
-        }
-
-        /** {@code 127.0.0.1:port}. */
-        public String endpoint() {
-            return "127.0.0.1:" + clientPort;
+            super(process, clientPort);
         }
 
         /** {@code leader}, {@code follower} or {@code standalone} when the server serves; empty otherwise. */
@@ -77,16 +56,23 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
                     .findFirst());
         }
 
+        /** Whether this server answers and leads the ensemble, or stands alone. */
+        @Override
         public boolean isLeader() {
             return mode().map(mode -> mode.equals("leader") || mode.equals("standalone")).orElse(false);
         }
 
+        @Override
+        boolean serves() {
+            return mode().isPresent();
+        }
+
         private Optional<String> fourLetterWord(String word) {
-            if (!process.isRunning() || process.isPaused()) {
+            if (!process().isRunning() || process().isPaused()) {
                 return Optional.empty();
             }
             try (Socket socket = new Socket()) {
-                socket.connect(new InetSocketAddress("127.0.0.1", clientPort), 1000);
+                socket.connect(new InetSocketAddress("127.0.0.1", clientPort()), 1000);
                 socket.setSoTimeout(2000);
                 OutputStream out = socket.getOutputStream();
                 out.write(word.getBytes(StandardCharsets.US_ASCII));
@@ -97,17 +83,10 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
                 return Optional.empty();
             }
         }
-
-        @Override
-        public String toString() {
-            return process.name() + "@" + endpoint();
-        }
     }
 
-    private ZooKeeperEnsemble(Path root, Process watchdog, List<Member> members) {
-        this.root = root;
-        this.watchdog = watchdog;
-        this.members = members;
+    private ZooKeeperEnsemble(Workspace workspace, List<Member> members) {
+        super(workspace, members, STARTUP, "a ZooKeeper server leads", "every running ZooKeeper server serves");
     }
 
     /** Starts {@code size} servers (1: standalone) without fsync, and waits until every one serves. */
@@ -125,27 +104,16 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         if (size < 1) {
             throw new IllegalArgumentException("a ZooKeeper ensemble needs at least one server, got " + size);
         }
-        Path root;
-        try {
-            root = Files.createTempDirectory("fencing-zookeeper-");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        Process watchdog = ServerProcess.reapOnExit(root, "QuorumPeerMain");
-        int[] clientPorts = new int[size];
-        int[] quorumPorts = new int[size];
-        int[] electionPorts = new int[size];
-        for (int i = 0; i < size; i++) {
-            clientPorts[i] = ServerProcess.freePort();
-            quorumPorts[i] = ServerProcess.freePort();
-            electionPorts[i] = ServerProcess.freePort();
-        }
+        Workspace workspace = Workspace.create("fencing-zookeeper-", "QuorumPeerMain");
+        int[] clientPorts = freePorts(size);
+        int[] quorumPorts = freePorts(size);
+        int[] electionPorts = freePorts(size);
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String classPath = System.getProperty("java.class.path");
         List<Member> members = new ArrayList<>();
         try {
             for (int i = 0; i < size; i++) {
-                Path directory = root.resolve("zk" + (i + 1));
+                Path directory = workspace.member("zk" + (i + 1));
                 Path data = directory.resolve("data");
                 Files.createDirectories(data);
                 List<String> config = new ArrayList<>(List.of(
@@ -181,31 +149,12 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
                 members.add(new Member(new ServerProcess("zookeeper " + (i + 1), command, directory), clientPorts[i]));
             }
         } catch (IOException e) {
-            watchdog.destroy();
-            EtcdCluster.deleteRecursively(root);
-            throw new UncheckedIOException("cannot write the ZooKeeper configuration under " + root, e);
+            workspace.discard();
+            throw new UncheckedIOException("cannot write the ZooKeeper configuration under " + workspace.root(), e);
         }
-        ZooKeeperEnsemble ensemble = new ZooKeeperEnsemble(root, watchdog, List.copyOf(members));
-        try {
-            members.forEach(member -> member.process().start());
-            members.forEach(member -> {
-                if (!member.process().isRunning()) {
-                    throw new IllegalStateException(member + " exited at start");
-                }
-            });
-            ensemble.awaitServing(STARTUP);
-            members.forEach(member -> {
-                if (!member.process().isRunning()) {
-                    throw new IllegalStateException(member + " exited at start");
-                }
-            });
-            return ensemble;
-        } catch (RuntimeException | Error e) {
-            String logs = members.stream().map(m -> m + ":\n" + m.process().logTail()).collect(Collectors.joining("\n"));
-            ensemble.close();
-            throw new IllegalStateException("ZooKeeper ensemble of " + size + " did not start: " + e.getMessage()
-                    + "\n" + logs, e);
-        }
+        ZooKeeperEnsemble ensemble = new ZooKeeperEnsemble(workspace, members);
+        ensemble.startMembers("ZooKeeper ensemble of " + size + " did not start");
+        return ensemble;
     }
 
     /** {@code zookeeper://127.0.0.1:p1,127.0.0.1:p2,...}, every server, no chroot. */
@@ -215,50 +164,11 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
 
     /** {@code 127.0.0.1:p1,127.0.0.1:p2,...}. */
     public String connectString() {
-        return members.stream().map(Member::endpoint).collect(Collectors.joining(","));
-    }
-
-    public List<Member> members() {
-        return members;
-    }
-
-    /** The current leader (or the standalone server), waiting up to {@code timeout}. */
-    public Member awaitLeader(Duration timeout) {
-        Member[] found = new Member[1];
-        ServerProcess.awaitUntil("a ZooKeeper server leads", timeout, () -> {
-            for (Member member : members) {
-                if (member.isLeader()) {
-                    found[0] = member;
-                    return true;
-                }
-            }
-            return false;
-        });
-        return found[0];
+        return endpoints();
     }
 
     /** Waits until every running, unpaused server serves clients (leads, follows or stands alone). */
     public void awaitServing(Duration timeout) {
-        ServerProcess.awaitUntil("every running ZooKeeper server serves", timeout, () -> members.stream()
-                .filter(m -> m.process().isRunning() && !m.process().isPaused())
-                .allMatch(m -> m.mode().isPresent()));
-    }
-
-    /** Starts a killed server again on its ports and data directory. */
-    public void restart(Member member) {
-        member.process().start();
-    }
-
-    @Override
-    public void close() {
-        for (Member member : members) {
-            try {
-                member.process().stop();
-            } catch (RuntimeException e) {
-                // keep stopping the others
-            }
-        }
-        watchdog.destroy();
-        EtcdCluster.deleteRecursively(root);
+        awaitEveryRunningMemberServes(timeout);
     }
 }
