@@ -131,33 +131,45 @@ public final class ServerAddress {
         for (String hostPort : authority.split(",", -1)) {
             hosts.add(checkHostPort(hostPort.trim(), text, syntax));
         }
-        String path = null;
-        if (pathText.length() > 1) {
-            path = pathText.endsWith("/") ? pathText.substring(0, pathText.length() - 1) : pathText;
-            for (String segment : path.substring(1).split("/", -1)) {
-                if (segment.isEmpty() || segment.equals(".") || segment.equals("..")) {
-                    throw new IllegalArgumentException("not a valid " + syntax.store() + " " + syntax.path() + ": '" + path
-                            + "' in " + redact(text, true));
-                }
+        return new ServerAddress(syntax, text, tls, hosts, path(pathText, text, syntax), user, password,
+                options(query, text, syntax));
+    }
+
+    /** The path without a trailing slash, or null for none; no empty, {@code .} or {@code ..} segment. */
+    private static String path(String pathText, String text, Syntax syntax) {
+        if (pathText.length() <= 1) {
+            return null;
+        }
+        String path = pathText.endsWith("/") ? pathText.substring(0, pathText.length() - 1) : pathText;
+        for (String segment : path.substring(1).split("/", -1)) {
+            if (segment.isEmpty() || segment.equals(".") || segment.equals("..")) {
+                throw new IllegalArgumentException("not a valid " + syntax.store() + " " + syntax.path() + ": '" + path
+                        + "' in " + redact(text, true));
             }
         }
+        return path;
+    }
+
+    /** The {@code name=value} options after {@code ?}, each a name the store knows, values decoded. */
+    private static Map<String, String> options(String query, String text, Syntax syntax) {
         Map<String, String> options = new LinkedHashMap<>();
-        if (query != null && !query.isEmpty()) {
-            for (String pair : query.split("&")) {
-                int equals = pair.indexOf('=');
-                if (equals <= 0) {
-                    throw new IllegalArgumentException(syntax.store() + " address option without a value: '" + pair
-                            + "' in " + redact(text, syntax.path() != null));
-                }
-                String name = pair.substring(0, equals);
-                if (!syntax.options().contains(name)) {
-                    throw new IllegalArgumentException("unknown " + syntax.store() + " address option '" + name + "' in "
-                            + redact(text, syntax.path() != null) + "; allowed: " + String.join(", ", syntax.options()));
-                }
-                options.put(name, decode(pair.substring(equals + 1)));
-            }
+        if (query == null || query.isEmpty()) {
+            return options;
         }
-        return new ServerAddress(syntax, text, tls, hosts, path, user, password, options);
+        for (String pair : query.split("&")) {
+            int equals = pair.indexOf('=');
+            if (equals <= 0) {
+                throw new IllegalArgumentException(syntax.store() + " address option without a value: '" + pair
+                        + "' in " + redact(text, syntax.path() != null));
+            }
+            String name = pair.substring(0, equals);
+            if (!syntax.options().contains(name)) {
+                throw new IllegalArgumentException("unknown " + syntax.store() + " address option '" + name + "' in "
+                        + redact(text, syntax.path() != null) + "; allowed: " + String.join(", ", syntax.options()));
+            }
+            options.put(name, decode(pair.substring(equals + 1)));
+        }
+        return options;
     }
 
     private static String checkHostPort(String hostPort, String text, Syntax syntax) {
