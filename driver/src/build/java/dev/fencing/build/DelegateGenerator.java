@@ -44,7 +44,7 @@ import com.sun.source.util.JavacTask;
  *
  * <p>Deny by default: a method is forwarded only when {@link #handling} finds nothing dangerous
  * about it, or it is one of the {@link #REVIEWED_FORWARDS}; JDBC objects are forwarded only when
- * they are {@link #VALUE_TYPES}, or converted by the {@code toDriver} hook. Every other method is left out, so the hand-written subclass does not compile until it
+ * they are {@link #VALUE_TYPES}, or (as parameters) converted by the {@code toDriver} hook. Every other method is left out, so the hand-written subclass does not compile until it
  * implements it; a dangerous {@code default} method is re-declared {@code abstract} for the same
  * reason (otherwise the interface's default would silently run against the wrapper).
  *
@@ -108,15 +108,16 @@ public final class DelegateGenerator {
 
     /**
      * JDBC interfaces whose objects are values: handed out and taken in as the driver made them.
-     * None of them runs SQL against a table or hands out a connection or statement, and the
+     * None of them runs SQL, writes to the database or hands out a connection or statement, and the
      * wrappers never wrap them, so what an application passes in is the driver's own object (or
-     * the application's). Anything else of {@code java.sql}/{@code javax.sql} is by hand.
+     * the application's). Anything else of {@code java.sql}/{@code javax.sql} is by hand. Not here:
+     * {@code Blob}, {@code Clob}, {@code NClob}: on PostgreSQL one read from a result set is the
+     * large object itself, and a write through it changes the database around every check, so the
+     * wrappers hand them out read-only ({@code FencedBlob}, {@code FencedClob}).
      */
     static final Map<String, String> VALUE_TYPES = Map.of(
-            "java.sql.Blob", "a LOB: it changes a table only when set on a statement or a row update, which the wrappers see",
-            "java.sql.Clob", "the same",
-            "java.sql.NClob", "the same",
-            "java.sql.SQLXML", "an XML value, set on a statement like a LOB; read once",
+            "java.sql.SQLXML", "an XML value; one read from a result set cannot be written (pgjdbc, H2), a new one"
+                    + " reaches the database only when set on a statement",
             "java.sql.Ref", "a reference to a structured value; setting its object is the driver's business, no supported driver implements it",
             "java.sql.RowId", "a row address, used only as a bound value",
             "java.sql.Struct", "a structured value's attributes",
@@ -124,37 +125,42 @@ public final class DelegateGenerator {
             "java.sql.SQLType", "a type code (JDBCType or a driver's vendor type)");
 
     /**
-     * Parameter types that may hold one of our wrappers (a {@code FencedArray}, or one inside an
-     * Object): they reach the driver through the {@code toDriver} hook, which hands the driver its
-     * own object back.
+     * Parameter types that may hold one of our wrappers (a {@code FencedArray}, a read-only LOB, or
+     * one of them as an Object): they reach the driver through the {@code toDriver} hook, which
+     * hands the driver its own object back.
      */
-    private static final Set<String> CONVERTED_TO_DRIVER = Set.of("java.lang.Object", "java.sql.Array");
+    private static final Set<String> CONVERTED_TO_DRIVER = Set.of(
+            "java.lang.Object", "java.sql.Array", "java.sql.Blob", "java.sql.Clob", "java.sql.NClob");
 
     /**
      * Methods the rules of {@link #dangerOf} hold back that were read one by one and are forwarded
-     * as they are, each with the reason it is safe. A method leaves this list only by being
-     * written by hand; DelegateGeneratorTest checks that every entry exists and that the rules
-     * alone would refuse it (no entry here is a leftover).
+     * as they are, each with the reason it is safe; named with their parameter types, so that no
+     * overload comes along unread. A method leaves this list only by being written by hand;
+     * DelegateGeneratorTest checks that every entry names one method and that the rules alone would
+     * refuse it (no entry here is a leftover).
      */
     static final Map<String, String> REVIEWED_FORWARDS = Map.ofEntries(
-            Map.entry("java.sql.Connection.setReadOnly", "a hint that the session only reads; it neither"
+            Map.entry("java.sql.Connection.setReadOnly(boolean)", "a hint that the session only reads; it neither"
                     + " starts nor ends a transaction (pgjdbc refuses it inside one, MariaDB and H2 set a session flag)"),
-            Map.entry("java.sql.Connection.setNetworkTimeout", "a client socket timeout; when it fires the"
-                    + " connection is lost, which the pipeline already handles as a failed statement"),
-            Map.entry("java.sql.Connection.setShardingKey", "JDBC 4.3 sharding; the interface's default refuses"
-                    + " and no supported driver implements it"),
-            Map.entry("java.sql.Connection.setShardingKeyIfValid", "the same"),
-            Map.entry("java.sql.Connection.getClientInfo", "its String is a client-info property name, read only"),
-            Map.entry("java.sql.Connection.createStruct", "its String is an SQL type name; it builds a value and"
-                    + " sends nothing"),
-            Map.entry("java.sql.Statement.setCursorName", "names the result's cursor; a positioned"
-                    + " UPDATE ... WHERE CURRENT OF that uses it is SQL text, analysed when executed"),
-            Map.entry("java.sql.Statement.enquoteLiteral", "returns quoted text and runs nothing; left to the driver,"
-                    + " which knows its server's quoting (MariaDB escapes backslashes unless NO_BACKSLASH_ESCAPES),"
-                    + " and what the application builds with it is analysed like any other text"),
-            Map.entry("java.sql.Statement.enquoteIdentifier", "the same"),
-            Map.entry("java.sql.Statement.enquoteNCharLiteral", "the same"),
-            Map.entry("java.sql.Statement.isSimpleIdentifier", "the same"));
+            Map.entry("java.sql.Connection.setNetworkTimeout(java.util.concurrent.Executor,int)", "a client socket"
+                    + " timeout; when it fires the connection is lost, which the pipeline already handles as a failed statement"),
+            Map.entry("java.sql.Connection.setShardingKey(java.sql.ShardingKey)", "JDBC 4.3 sharding; the interface's"
+                    + " default refuses and no supported driver implements it"),
+            Map.entry("java.sql.Connection.setShardingKey(java.sql.ShardingKey,java.sql.ShardingKey)", "the same"),
+            Map.entry("java.sql.Connection.setShardingKeyIfValid(java.sql.ShardingKey,int)", "the same"),
+            Map.entry("java.sql.Connection.setShardingKeyIfValid(java.sql.ShardingKey,java.sql.ShardingKey,int)", "the same"),
+            Map.entry("java.sql.Connection.getClientInfo(java.lang.String)", "its String is a client-info property"
+                    + " name, read only"),
+            Map.entry("java.sql.Connection.createStruct(java.lang.String,java.lang.Object[])", "its String is an SQL"
+                    + " type name; it builds a value and sends nothing (no supported driver implements it)"),
+            Map.entry("java.sql.Statement.setCursorName(java.lang.String)", "names the result's cursor; a positioned"
+                    + " UPDATE ... WHERE CURRENT OF that uses it is SQL text, analysed (and refused) when executed"),
+            Map.entry("java.sql.Statement.enquoteLiteral(java.lang.String)", "returns quoted text and runs nothing;"
+                    + " left to the driver, which knows its server's quoting (MariaDB escapes backslashes unless"
+                    + " NO_BACKSLASH_ESCAPES), and what the application builds with it is analysed like any other text"),
+            Map.entry("java.sql.Statement.enquoteIdentifier(java.lang.String,boolean)", "the same"),
+            Map.entry("java.sql.Statement.enquoteNCharLiteral(java.lang.String)", "the same"),
+            Map.entry("java.sql.Statement.isSimpleIdentifier(java.lang.String)", "the same"));
 
     /** How a forwarded method reaches the delegate. */
     enum Route {
@@ -171,10 +177,22 @@ public final class DelegateGenerator {
     private DelegateGenerator() {
     }
 
-    /** Why a method of {@code iface} must be written by hand, or null when it may be forwarded. */
+    /**
+     * Why a method of {@code iface} must be written by hand, or null when it may be forwarded. A
+     * reviewed forward overrules {@link #dangerOf}, never the check before use.
+     */
     static String handling(TypeElement iface, ExecutableElement method) {
-        return REVIEWED_FORWARDS.containsKey(declaringInterface(method) + "." + method.getSimpleName())
-                ? null : dangerOf(iface, method);
+        String name = iface.getQualifiedName().toString();
+        if (CHECKED_BEFORE_USE.contains(name) && method.getThrownTypes().stream()
+                .noneMatch(thrown -> thrown.toString().equals("java.sql.SQLException"))) {
+            return "cannot be checked before use: open() throws SQLException, which it does not declare";
+        }
+        return REVIEWED_FORWARDS.containsKey(reviewKey(method)) ? null : dangerOf(iface, method);
+    }
+
+    /** How {@link #REVIEWED_FORWARDS} names a method: declaring interface, name and parameter types. */
+    static String reviewKey(ExecutableElement method) {
+        return declaringInterface(method) + "." + signature(method);
     }
 
     /** What the rules alone find dangerous about a method, or null; {@link #REVIEWED_FORWARDS} may overrule them. */
@@ -220,10 +238,6 @@ public final class DelegateGenerator {
         }
         if (name.equals("clearParameters")) {
             return "the values kept for the zero-row diagnosis must be forgotten with the driver's";
-        }
-        if (CHECKED_BEFORE_USE.contains(owner) && !method.getThrownTypes().stream()
-                .anyMatch(thrown -> thrown.toString().equals("java.sql.SQLException"))) {
-            return "cannot be checked before use: open() throws SQLException, which it does not declare";
         }
         return null;
     }
@@ -435,9 +449,7 @@ public final class DelegateGenerator {
             throws IOException {
         if (converts) {
             out.write("\n    /** The driver's own object for a value the application passes in, which may be one of our wrappers. */\n");
-            out.write("    abstract Object toDriver(Object value);\n");
-            out.write("\n    /** The driver's own array for one the application passes in, which may be one of our wrappers. */\n");
-            out.write("    abstract java.sql.Array toDriver(java.sql.Array value);\n");
+            out.write("    abstract <T> T toDriver(T value);\n");
         }
         if (checked) {
             out.write("\n    /** The delegate, while the wrapper may still be used; else an SQLException. */\n");

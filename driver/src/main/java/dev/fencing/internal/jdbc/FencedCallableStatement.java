@@ -4,6 +4,9 @@ import dev.fencing.UnfenceableStatementException;
 import dev.fencing.internal.sql.FencePlan;
 
 import java.sql.Array;
+import java.sql.Blob;
+import java.sql.Clob;
+import java.sql.NClob;
 import java.sql.CallableStatement;
 import java.sql.SQLException;
 import java.util.Map;
@@ -14,8 +17,8 @@ import java.util.Map;
  * cannot be mapped around the fence slots, so on a fenced write they are refused; on other
  * statements they pass to the driver. The getters, setters and registrations of plain values are
  * generated ({@link CallableStatementDelegate}) and route through {@link #parameterIndex} and
- * {@link #parameterName}; the ones written here hand out an {@code Object} or an array, which
- * may need wrapping.
+ * {@link #parameterName}; the ones written here hand out an {@code Object}, an array or a LOB,
+ * which may need wrapping.
  */
 final class FencedCallableStatement extends CallableStatementDelegate {
 
@@ -67,6 +70,38 @@ final class FencedCallableStatement extends CallableStatementDelegate {
     @Override
     public Array getArray(String parameterName) throws SQLException {
         return FencedArray.wrap(connection, delegate.getArray(parameterName));
+    }
+
+    // LOBs are handed out read-only, as by a result set (FencedBlob).
+
+    @Override
+    public Blob getBlob(int parameterIndex) throws SQLException {
+        return FencedBlob.wrap(delegate.getBlob(parameterIndex(parameterIndex)));
+    }
+
+    @Override
+    public Blob getBlob(String parameterName) throws SQLException {
+        return FencedBlob.wrap(delegate.getBlob(parameterName));
+    }
+
+    @Override
+    public Clob getClob(int parameterIndex) throws SQLException {
+        return FencedClob.wrap(delegate.getClob(parameterIndex(parameterIndex)));
+    }
+
+    @Override
+    public Clob getClob(String parameterName) throws SQLException {
+        return FencedClob.wrap(delegate.getClob(parameterName));
+    }
+
+    @Override
+    public NClob getNClob(int parameterIndex) throws SQLException {
+        return FencedClob.wrap(delegate.getNClob(parameterIndex(parameterIndex)));
+    }
+
+    @Override
+    public NClob getNClob(String parameterName) throws SQLException {
+        return FencedClob.wrap(delegate.getNClob(parameterName));
     }
 
     @Override

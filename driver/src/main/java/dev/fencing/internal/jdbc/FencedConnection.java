@@ -5,6 +5,9 @@ import dev.fencing.internal.sql.FencePlan;
 import dev.fencing.internal.sql.StatementAnalyzer;
 
 import java.sql.Array;
+import java.sql.Blob;
+import java.sql.Clob;
+import java.sql.NClob;
 import java.sql.CallableStatement;
 import java.sql.ClientInfoStatus;
 import java.sql.Connection;
@@ -227,6 +230,24 @@ public final class FencedConnection extends ConnectionDelegate {
     @Override
     public Array createArrayOf(String typeName, Object[] elements) throws SQLException {
         return FencedArray.wrap(this, open().createArrayOf(typeName, elements));
+    }
+
+    // A new LOB is the application's to fill, a value no row refers to yet: handed out writable; it
+    // reaches a fenced table only when bound on a fenced statement.
+
+    @Override
+    public Blob createBlob() throws SQLException {
+        return open().createBlob();
+    }
+
+    @Override
+    public Clob createClob() throws SQLException {
+        return open().createClob();
+    }
+
+    @Override
+    public NClob createNClob() throws SQLException {
+        return open().createNClob();
     }
 
     @Override

@@ -165,12 +165,7 @@ class FencedPreparedStatement extends PreparedStatementDelegate {
     }
 
     @Override
-    Object toDriver(Object value) {
-        return Wrappers.toDriver(value);
-    }
-
-    @Override
-    Array toDriver(Array value) {
+    <T> T toDriver(T value) {
         return Wrappers.toDriver(value);
     }
 }

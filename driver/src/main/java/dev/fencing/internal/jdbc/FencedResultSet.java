@@ -9,6 +9,9 @@ import java.io.Reader;
 import java.math.BigDecimal;
 import java.net.URL;
 import java.sql.Array;
+import java.sql.Blob;
+import java.sql.Clob;
+import java.sql.NClob;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -92,6 +95,12 @@ final class FencedResultSet extends ResultSetDelegate {
         }
         if (value instanceof Array array) {
             return new FencedArray(connection, array);
+        }
+        if (value instanceof Blob blob) {
+            return FencedBlob.wrap(blob);
+        }
+        if (value instanceof Clob clob) {
+            return FencedClob.wrap(clob);
         }
         return value;
     }
@@ -197,6 +206,39 @@ final class FencedResultSet extends ResultSetDelegate {
         return FencedArray.wrap(connection, delegate.getArray(columnLabel));
     }
 
+    // LOBs are handed out read-only: on PostgreSQL a write through one would change the large object
+    // in the database without a statement, so without the fence check (FencedBlob).
+
+    @Override
+    public Blob getBlob(int columnIndex) throws SQLException {
+        return FencedBlob.wrap(delegate.getBlob(columnIndex));
+    }
+
+    @Override
+    public Blob getBlob(String columnLabel) throws SQLException {
+        return FencedBlob.wrap(delegate.getBlob(columnLabel));
+    }
+
+    @Override
+    public Clob getClob(int columnIndex) throws SQLException {
+        return FencedClob.wrap(delegate.getClob(columnIndex));
+    }
+
+    @Override
+    public Clob getClob(String columnLabel) throws SQLException {
+        return FencedClob.wrap(delegate.getClob(columnLabel));
+    }
+
+    @Override
+    public NClob getNClob(int columnIndex) throws SQLException {
+        return FencedClob.wrap(delegate.getNClob(columnIndex));
+    }
+
+    @Override
+    public NClob getNClob(String columnLabel) throws SQLException {
+        return FencedClob.wrap(delegate.getNClob(columnLabel));
+    }
+
     @Override
     public void close() throws SQLException {
         check = null;
@@ -219,12 +261,7 @@ final class FencedResultSet extends ResultSetDelegate {
     }
 
     @Override
-    Object toDriver(Object value) {
-        return Wrappers.toDriver(value);
-    }
-
-    @Override
-    Array toDriver(Array value) {
+    <T> T toDriver(T value) {
         return Wrappers.toDriver(value);
     }
 }

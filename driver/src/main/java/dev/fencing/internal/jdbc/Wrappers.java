@@ -2,7 +2,6 @@ package dev.fencing.internal.jdbc;
 
 import dev.fencing.FencingException;
 
-import java.sql.Array;
 import java.sql.SQLException;
 
 /**
@@ -49,14 +48,22 @@ public final class Wrappers {
     }
 
     /**
-     * The driver's object behind a value the application got from us ({@link FencedArray}), so that
-     * the driver receives its own kind of object back; any other value unchanged.
+     * The driver's object behind a value the application got from us (a {@link FencedArray}, a
+     * read-only {@link FencedBlob} or {@link FencedClob}), so that the driver receives its own kind
+     * of object back; any other value unchanged. The cast is sound: each wrapper's driver object
+     * implements every JDBC interface the wrapper does.
      */
-    static Object toDriver(Object value) {
-        return value instanceof FencedArray array ? array.delegate() : value;
-    }
-
-    static Array toDriver(Array value) {
-        return value instanceof FencedArray array ? array.delegate() : value;
+    @SuppressWarnings("unchecked")
+    static <T> T toDriver(T value) {
+        if (value instanceof FencedArray array) {
+            return (T) array.delegate();
+        }
+        if (value instanceof FencedBlob blob) {
+            return (T) blob.delegate();
+        }
+        if (value instanceof FencedClob clob) {
+            return (T) clob.delegate();
+        }
+        return value;
     }
 }

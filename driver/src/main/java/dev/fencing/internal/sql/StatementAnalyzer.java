@@ -39,6 +39,9 @@ public final class StatementAnalyzer {
     private static final String[] TEMPORARY = {"TEMP", "TEMPORARY"};
     private static final String[] TRANSACTION_CONTROL = {"ROLLBACK", "COMMIT", "END", "ABORT", "SAVEPOINT", "RELEASE"};
     private static final String[] DYNAMIC_HEADS = {"CALL", "EXEC", "EXECUTE", "DO", "PREPARE", "RUNSCRIPT"};
+    /** PostgreSQL's server-side functions that change or remove an existing large object. */
+    private static final Set<String> LARGE_OBJECT_WRITES = Set.of("lo_put", "lowrite", "lo_truncate", "lo_truncate64",
+            "lo_unlink");
     /**
      * The statement kinds that cannot end the transaction they run in. With epoch tables, any
      * other text (transaction control, DDL that MariaDB and H2 commit implicitly, {@code SET
@@ -130,7 +133,8 @@ public final class StatementAnalyzer {
         }
         int head = headMask(sql);
         if (!mentionsWatchedTable(sql) && !mayRunDynamicSql(sql, head) && (head & HEAD_TRUNCATE) == 0
-                && !(epochTables && (head & HEAD_CANNOT_END_TRANSACTION) == 0)) {
+                && !(epochTables && (head & HEAD_CANNOT_END_TRANSACTION) == 0)
+                && !(dialect == Dialect.POSTGRESQL && mayWriteLargeObject(sql))) {
             return (head & HEAD_SCHEMA) != 0 && !isTemporaryTableChange(sql)
                     ? FencePlan.passThrough(sql).withSchemaChange() : FencePlan.passThrough(sql);
         }
@@ -423,6 +427,8 @@ public final class StatementAnalyzer {
         boolean guardChecked;
         /** JSqlParser's parse of the whole text, when the text is one statement; else null. */
         SqlParser.Parsed wholeTextParse;
+        /** False when no token can name a large-object write ({@link #mayWriteLargeObject}). */
+        final boolean mayCallLargeObjectWrite;
 
         private boolean hasSemicolon() {
             for (int i = 0; i < tokens.size(); i++) {
@@ -445,6 +451,7 @@ public final class StatementAnalyzer {
         Analysis(String sql, SqlTokens lexed) {
             this.sql = sql;
             this.tokens = lexed;
+            this.mayCallLargeObjectWrite = mayWriteLargeObject(sql);
         }
 
         /**
@@ -722,6 +729,10 @@ public final class StatementAnalyzer {
             if (truncate != null) {
                 return truncate;
             }
+            String largeObject = largeObjectWrite(from, to, names);
+            if (largeObject != null) {
+                return largeObject;
+            }
             for (int i = from; i < to; i++) {
                 if (tokens.kind(i) == SqlTokens.EXECUTABLE_COMMENT
                         && (names || config.procedureCalls() == FencingConfig.ProcedureCalls.REJECT)) {
@@ -730,6 +741,39 @@ public final class StatementAnalyzer {
                 }
             }
             return sqlLevelExecute(from, to);
+        }
+
+        /**
+         * PostgreSQL's functions that change an existing large object ({@link #LARGE_OBJECT_WRITES}).
+         * A large object lives outside every table: the row that refers to it keeps its fence, and no
+         * trigger sees the change, so the database guard cannot check it either. Refused when the
+         * statement mentions a fenced table, under {@code procedure-calls=reject} and when the guard
+         * is required (which promises that every write is checked); else sent with a warning, as a
+         * procedure call is. Creating a new large object (lo_from_bytea, lo_create, lo_import) is
+         * not a write to anything a row refers to yet.
+         */
+        private String largeObjectWrite(int from, int to, boolean names) {
+            if (dialect != Dialect.POSTGRESQL || !mayCallLargeObjectWrite) {
+                return null;
+            }
+            for (int i = from; i < to; i++) {
+                if (tokens.kind(i + 1) != SqlTokens.OPEN || !tokens.isIdentifier(i)
+                        || !LARGE_OBJECT_WRITES.contains(tokens.identifier(i))) {
+                    continue;
+                }
+                String function = tokens.identifier(i);
+                if (names || guard || config.procedureCalls() == FencingConfig.ProcedureCalls.REJECT) {
+                    return "the large-object function " + function + " changes a large object outside every table, where"
+                            + " neither the fence check nor the database guard sees it (refused in a statement that"
+                            + " mentions a fenced table, with " + FencingConfig.DATABASE_GUARD + "=required and with "
+                            + FencingConfig.PROCEDURE_CALLS + "=reject); write a new large object instead and store"
+                            + " its oid with a fenced UPDATE of the row";
+                }
+                LOG.log(System.Logger.Level.WARNING, "fencing-jdbc cannot check this large-object write ({0}); it is"
+                        + " sent unchecked ({1}=allow): {2}", function, FencingConfig.PROCEDURE_CALLS, abbreviate(sql));
+                return null;
+            }
+            return null;
         }
 
         /**
@@ -1400,5 +1444,19 @@ public final class StatementAnalyzer {
 
     private static String abbreviate(String sql) {
         return sql.length() <= 200 ? sql : sql.substring(0, 200) + "...";
+    }
+
+    /** False when no token of {@code sql} can name a large-object write: it never spells "lo_" or "lowrite". */
+    private static boolean mayWriteLargeObject(String sql) {
+        return containsIgnoringCase(sql, "lo_") || containsIgnoringCase(sql, "lowrite");
+    }
+
+    private static boolean containsIgnoringCase(String text, String part) {
+        for (int i = text.length() - part.length(); i >= 0; i--) {
+            if (text.regionMatches(true, i, part, 0, part.length())) {
+                return true;
+            }
+        }
+        return false;
     }
 }
