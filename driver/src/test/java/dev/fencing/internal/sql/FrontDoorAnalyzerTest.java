@@ -26,7 +26,9 @@ class FrontDoorAnalyzerTest {
             "SELECT lo_unlink(doc) FROM orders WHERE id = 1",
             "SELECT lo_put(doc, 0, decode('41', 'hex')) FROM orders",
             "SELECT pg_catalog.LO_TRUNCATE(lo_open(o.doc, 131072), 0) FROM orders o",
-            "SELECT \"lowrite\"(3, 'x') FROM orders"})
+            "SELECT \"lowrite\"(3, 'x') FROM orders",
+            "SELECT lo_unlink /* a comment */ (doc) FROM orders",
+            "SELECT lo_unlink\n-- a comment\n(doc) FROM orders"})
     void largeObjectWritesAreRefusedWhereTheyNameAFencedTable(String sql) {
         FencePlan plan = postgres.plan(sql);
         assertThat(plan.kind()).as(sql).isEqualTo(FencePlan.Kind.REFUSED);
