@@ -757,11 +757,17 @@ public final class StatementAnalyzer {
                 return null;
             }
             for (int i = from; i < to; i++) {
-                if (tokens.kind(i + 1) != SqlTokens.OPEN || !tokens.isIdentifier(i)
-                        || !LARGE_OBJECT_WRITES.contains(tokens.identifier(i))) {
+                if (!tokens.isIdentifier(i)) {
                     continue;
                 }
-                String function = tokens.identifier(i);
+                // a U&".." name can spell any function, escapes and UESCAPE included: it counts as one
+                boolean spelledAnyhow = tokens.text(i).regionMatches(true, 0, "u&\"", 0, 3);
+                int next = spelledAnyhow && tokens.isWord(i + 1, "UESCAPE") ? i + 3 : i + 1;
+                if (tokens.kind(next) != SqlTokens.OPEN
+                        || (!spelledAnyhow && !LARGE_OBJECT_WRITES.contains(tokens.identifier(i)))) {
+                    continue;
+                }
+                String function = tokens.text(i);
                 if (names || guard || config.procedureCalls() == FencingConfig.ProcedureCalls.REJECT) {
                     return "the large-object function " + function + " changes a large object outside every table, where"
                             + " neither the fence check nor the database guard sees it (refused in a statement that"
@@ -1447,13 +1453,16 @@ public final class StatementAnalyzer {
     }
 
     /**
-     * False when no token of {@code sql} can name a large-object write: it never spells "lo_" or
-     * "lowrite" (any case). One pass, as it runs on texts the pre-filter would otherwise pass.
+     * False when no token of {@code sql} can name a large-object write: it never spells "lo_",
+     * "lowrite" or {@code U&"} (any case). One pass, as it runs on texts the pre-filter would
+     * otherwise pass.
      */
     private static boolean mayWriteLargeObject(String sql) {
         for (int i = 0, last = sql.length() - 3; i <= last; i++) {
-            if ((sql.charAt(i) | 0x20) == 'l' && (sql.charAt(i + 1) | 0x20) == 'o'
-                    && (sql.charAt(i + 2) == '_' || sql.regionMatches(true, i + 2, "write", 0, 5))) {
+            char c = (char) (sql.charAt(i) | 0x20);
+            if ((c == 'l' && (sql.charAt(i + 1) | 0x20) == 'o'
+                    && (sql.charAt(i + 2) == '_' || sql.regionMatches(true, i + 2, "write", 0, 5)))
+                    || (c == 'u' && sql.charAt(i + 1) == '&' && sql.charAt(i + 2) == '"')) {
                 return true;
             }
         }

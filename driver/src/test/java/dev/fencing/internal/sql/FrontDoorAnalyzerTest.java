@@ -28,7 +28,9 @@ class FrontDoorAnalyzerTest {
             "SELECT pg_catalog.LO_TRUNCATE(lo_open(o.doc, 131072), 0) FROM orders o",
             "SELECT \"lowrite\"(3, 'x') FROM orders",
             "SELECT lo_unlink /* a comment */ (doc) FROM orders",
-            "SELECT lo_unlink\n-- a comment\n(doc) FROM orders"})
+            "SELECT lo_unlink\n-- a comment\n(doc) FROM orders",
+            "SELECT U&\"lo\\005fput\"(doc, 0, decode('41', 'hex')) FROM orders",
+            "SELECT u&\"lo!005funlink\" UESCAPE '!' (doc) FROM orders"})
     void largeObjectWritesAreRefusedWhereTheyNameAFencedTable(String sql) {
         FencePlan plan = postgres.plan(sql);
         assertThat(plan.kind()).as(sql).isEqualTo(FencePlan.Kind.REFUSED);
@@ -43,6 +45,8 @@ class FrontDoorAnalyzerTest {
         FencingConfig guarded = FencingConfig.builder().tables("orders").databaseGuard(FencingConfig.Guard.REQUIRED).build();
         assertThat(new StatementAnalyzer(guarded, Dialect.POSTGRESQL).plan(sql).kind()).isEqualTo(FencePlan.Kind.REFUSED);
         assertThat(new StatementAnalyzer(rejecting, Dialect.POSTGRESQL).plan(sql).kind()).isEqualTo(FencePlan.Kind.REFUSED);
+        assertThat(new StatementAnalyzer(guarded, Dialect.POSTGRESQL).plan("SELECT U&\"lo\\005funlink\"(?)").kind())
+                .isEqualTo(FencePlan.Kind.REFUSED);
         assertThat(postgres.plan(sql).kind()).isEqualTo(FencePlan.Kind.PASS_THROUGH);
         // making a new one writes nothing a row refers to; a column that merely spells lo_ is no call
         assertThat(new StatementAnalyzer(guarded, Dialect.POSTGRESQL)
