@@ -763,7 +763,7 @@ public final class StatementAnalyzer {
                 // a U&".." name can spell any function, escapes and UESCAPE included: it counts as one
                 boolean spelledAnyhow = tokens.text(i).regionMatches(true, 0, "u&\"", 0, 3);
                 int next = spelledAnyhow && tokens.isWord(i + 1, "UESCAPE") ? i + 3 : i + 1;
-                if (tokens.kind(next) != SqlTokens.OPEN
+                if (next >= to || tokens.kind(next) != SqlTokens.OPEN
                         || (!spelledAnyhow && !LARGE_OBJECT_WRITES.contains(tokens.identifier(i)))) {
                     continue;
                 }

@@ -48,6 +48,12 @@ class FrontDoorAnalyzerTest {
         assertThat(new StatementAnalyzer(guarded, Dialect.POSTGRESQL).plan("SELECT U&\"lo\\005funlink\"(?)").kind())
                 .isEqualTo(FencePlan.Kind.REFUSED);
         assertThat(postgres.plan(sql).kind()).isEqualTo(FencePlan.Kind.PASS_THROUGH);
+        // a text that ends on a name, or on U& and UESCAPE, is read to its end and no further
+        assertThat(new StatementAnalyzer(guarded, Dialect.POSTGRESQL).plan("SELECT hello_world FROM customers").kind())
+                .isEqualTo(FencePlan.Kind.PASS_THROUGH);
+        // (a U& name may spell the fenced table, so this one is read as a read of it)
+        assertThat(new StatementAnalyzer(guarded, Dialect.POSTGRESQL).plan("SELECT 1 AS U&\"lo\" UESCAPE '!'").kind())
+                .isEqualTo(FencePlan.Kind.READ);
         // making a new one writes nothing a row refers to; a column that merely spells lo_ is no call
         assertThat(new StatementAnalyzer(guarded, Dialect.POSTGRESQL)
                 .plan("SELECT lo_from_bytea(0, ?), hello_world FROM customers").kind()).isEqualTo(FencePlan.Kind.PASS_THROUGH);
