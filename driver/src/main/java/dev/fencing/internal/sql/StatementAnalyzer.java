@@ -39,9 +39,12 @@ public final class StatementAnalyzer {
     private static final String[] TEMPORARY = {"TEMP", "TEMPORARY"};
     private static final String[] TRANSACTION_CONTROL = {"ROLLBACK", "COMMIT", "END", "ABORT", "SAVEPOINT", "RELEASE"};
     private static final String[] DYNAMIC_HEADS = {"CALL", "EXEC", "EXECUTE", "DO", "PREPARE", "RUNSCRIPT"};
-    /** PostgreSQL's server-side functions that change or remove an existing large object. */
+    /**
+     * PostgreSQL's server-side functions that change or remove an existing large object, and the
+     * catalog tables that hold large objects.
+     */
     private static final Set<String> LARGE_OBJECT_WRITES = Set.of("lo_put", "lowrite", "lo_truncate", "lo_truncate64",
-            "lo_unlink");
+            "lo_unlink", "pg_largeobject", "pg_largeobject_metadata");
     /**
      * The statement kinds that cannot end the transaction they run in. With epoch tables, any
      * other text (transaction control, DDL that MariaDB and H2 commit implicitly, {@code SET
@@ -744,39 +747,36 @@ public final class StatementAnalyzer {
         }
 
         /**
-         * PostgreSQL's functions that change an existing large object ({@link #LARGE_OBJECT_WRITES}).
-         * A large object lives outside every table: the row that refers to it keeps its fence, and no
-         * trigger sees the change, so the database guard cannot check it either. Refused when the
-         * statement mentions a fenced table, under {@code procedure-calls=reject} and when the guard
-         * is required (which promises that every write is checked); else sent with a warning, as a
-         * procedure call is. Creating a new large object (lo_from_bytea, lo_create, lo_import) is
-         * not a write to anything a row refers to yet.
+         * PostgreSQL's ways to change an existing large object: the functions of
+         * {@link #LARGE_OBJECT_WRITES}, named anywhere (called, or wrapped in an operator or a cast),
+         * and the catalog tables that hold large objects (a superuser may write them). A large
+         * object lives outside every fenced table: the row that refers to it keeps its fence, and no
+         * trigger sees the change, so the database guard cannot check it either. A {@code U&".."}
+         * name can spell any of them, so it counts as one. Refused when the statement mentions a
+         * fenced table, under {@code procedure-calls=reject} and when the guard is required (which
+         * promises that every write is checked); else sent with a warning, as a procedure call is.
+         * Creating a new large object (lo_from_bytea, lo_create, lo_import) is not a write to
+         * anything a row refers to yet.
          */
         private String largeObjectWrite(int from, int to, boolean names) {
             if (dialect != Dialect.POSTGRESQL || !mayCallLargeObjectWrite) {
                 return null;
             }
             for (int i = from; i < to; i++) {
-                if (!tokens.isIdentifier(i)) {
+                if (!tokens.isIdentifier(i) || !(tokens.text(i).regionMatches(true, 0, "u&\"", 0, 3)
+                        || LARGE_OBJECT_WRITES.contains(tokens.identifier(i)))) {
                     continue;
                 }
-                // a U&".." name can spell any function, escapes and UESCAPE included: it counts as one
-                boolean spelledAnyhow = tokens.text(i).regionMatches(true, 0, "u&\"", 0, 3);
-                int next = spelledAnyhow && tokens.isWord(i + 1, "UESCAPE") ? i + 3 : i + 1;
-                if (next >= to || tokens.kind(next) != SqlTokens.OPEN
-                        || (!spelledAnyhow && !LARGE_OBJECT_WRITES.contains(tokens.identifier(i)))) {
-                    continue;
-                }
-                String function = tokens.text(i);
+                String name = tokens.text(i);
                 if (names || guard || config.procedureCalls() == FencingConfig.ProcedureCalls.REJECT) {
-                    return "the large-object function " + function + " changes a large object outside every table, where"
-                            + " neither the fence check nor the database guard sees it (refused in a statement that"
-                            + " mentions a fenced table, with " + FencingConfig.DATABASE_GUARD + "=required and with "
-                            + FencingConfig.PROCEDURE_CALLS + "=reject); write a new large object instead and store"
-                            + " its oid with a fenced UPDATE of the row";
+                    return "the large-object function or catalog " + name + " changes large objects outside every"
+                            + " table, where neither the fence check nor the database guard sees it (refused in a"
+                            + " statement that mentions a fenced table, with " + FencingConfig.DATABASE_GUARD
+                            + "=required and with " + FencingConfig.PROCEDURE_CALLS + "=reject); write a new large"
+                            + " object instead and store its oid with a fenced UPDATE of the row";
                 }
                 LOG.log(System.Logger.Level.WARNING, "fencing-jdbc cannot check this large-object write ({0}); it is"
-                        + " sent unchecked ({1}=allow): {2}", function, FencingConfig.PROCEDURE_CALLS, abbreviate(sql));
+                        + " sent unchecked ({1}=allow): {2}", name, FencingConfig.PROCEDURE_CALLS, abbreviate(sql));
                 return null;
             }
             return null;
@@ -1454,14 +1454,15 @@ public final class StatementAnalyzer {
 
     /**
      * False when no token of {@code sql} can name a large-object write: it never spells "lo_",
-     * "lowrite" or {@code U&"} (any case). One pass, as it runs on texts the pre-filter would
-     * otherwise pass.
+     * "lowrite", "largeobject" or {@code U&"} (any case). One pass, as it runs on texts the
+     * pre-filter would otherwise pass.
      */
     private static boolean mayWriteLargeObject(String sql) {
         for (int i = 0, last = sql.length() - 3; i <= last; i++) {
             char c = (char) (sql.charAt(i) | 0x20);
             if ((c == 'l' && (sql.charAt(i + 1) | 0x20) == 'o'
                     && (sql.charAt(i + 2) == '_' || sql.regionMatches(true, i + 2, "write", 0, 5)))
+                    || (c == 'l' && sql.regionMatches(true, i, "largeobject", 0, 11))
                     || (c == 'u' && sql.charAt(i + 1) == '&' && sql.charAt(i + 2) == '"')) {
                 return true;
             }

@@ -30,7 +30,8 @@ class FrontDoorAnalyzerTest {
             "SELECT lo_unlink /* a comment */ (doc) FROM orders",
             "SELECT lo_unlink\n-- a comment\n(doc) FROM orders",
             "SELECT U&\"lo\\005fput\"(doc, 0, decode('41', 'hex')) FROM orders",
-            "SELECT u&\"lo!005funlink\" UESCAPE '!' (doc) FROM orders"})
+            "SELECT u&\"lo!005funlink\" UESCAPE '!' (doc) FROM orders",
+            "UPDATE pg_largeobject SET data = '' WHERE loid = (SELECT doc FROM orders WHERE id = 1)"})
     void largeObjectWritesAreRefusedWhereTheyNameAFencedTable(String sql) {
         FencePlan plan = postgres.plan(sql);
         assertThat(plan.kind()).as(sql).isEqualTo(FencePlan.Kind.REFUSED);
@@ -48,12 +49,19 @@ class FrontDoorAnalyzerTest {
         assertThat(new StatementAnalyzer(guarded, Dialect.POSTGRESQL).plan("SELECT U&\"lo\\005funlink\"(?)").kind())
                 .isEqualTo(FencePlan.Kind.REFUSED);
         assertThat(postgres.plan(sql).kind()).isEqualTo(FencePlan.Kind.PASS_THROUGH);
+        // an operator or a cast over one, and the catalog a superuser may write, name no fenced table either
+        for (String wrapped : new String[] {"CREATE OPERATOR !!!! (RIGHTARG = oid, FUNCTION = lo_unlink)",
+                "CREATE OPERATOR !!!! (RIGHTARG = oid, FUNCTION = U&\"lo\\005funlink\")",
+                "DELETE FROM pg_catalog.pg_largeobject_metadata"}) {
+            assertThat(new StatementAnalyzer(rejecting, Dialect.POSTGRESQL).plan(wrapped).kind()).as(wrapped)
+                    .isEqualTo(FencePlan.Kind.REFUSED);
+        }
         // a text that ends on a name, or on U& and UESCAPE, is read to its end and no further
         assertThat(new StatementAnalyzer(guarded, Dialect.POSTGRESQL).plan("SELECT hello_world FROM customers").kind())
                 .isEqualTo(FencePlan.Kind.PASS_THROUGH);
-        // (a U& name may spell the fenced table, so this one is read as a read of it)
+        // (a U& name may spell any large-object function: with the guard required it is refused wherever it stands)
         assertThat(new StatementAnalyzer(guarded, Dialect.POSTGRESQL).plan("SELECT 1 AS U&\"lo\" UESCAPE '!'").kind())
-                .isEqualTo(FencePlan.Kind.READ);
+                .isEqualTo(FencePlan.Kind.REFUSED);
         // making a new one writes nothing a row refers to; a column that merely spells lo_ is no call
         assertThat(new StatementAnalyzer(guarded, Dialect.POSTGRESQL)
                 .plan("SELECT lo_from_bytea(0, ?), hello_world FROM customers").kind()).isEqualTo(FencePlan.Kind.PASS_THROUGH);

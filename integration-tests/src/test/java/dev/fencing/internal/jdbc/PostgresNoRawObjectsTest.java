@@ -9,6 +9,7 @@ import org.postgresql.jdbc.PgDatabaseMetaData;
 import org.postgresql.jdbc.PgResultSet;
 
 import dev.fencing.Fence;
+import dev.fencing.FencingConfig;
 import dev.fencing.UnfenceableStatementException;
 
 import javax.sql.DataSource;
@@ -149,6 +150,23 @@ class PostgresNoRawObjectsTest extends NoRawObjectsContract {
                         .as(sql).isInstanceOf(UnfenceableStatementException.class)
                         .hasMessageContaining("outside every table");
             }
+        }
+        assertThat(document(1)).isEqualTo("original");
+
+        // naming no fenced table: refused under procedure-calls=reject (the test's user is a superuser,
+        // who may write the catalog that holds large objects, or wrap lo_unlink in an operator)
+        Connection rejecting = connection(fenced(builder -> builder.procedureCalls(FencingConfig.ProcedureCalls.REJECT)));
+        long oid;
+        try (ResultSet row = rejecting.createStatement().executeQuery("SELECT doc FROM orders WHERE id = 1")) {
+            assertThat(row.next()).isTrue();
+            oid = row.getLong(1);
+        }
+        for (String sql : new String[] {
+                "UPDATE pg_largeobject SET data = convert_to('HACKED!!', 'UTF8') WHERE loid = " + oid,
+                "SELECT lo_put(" + oid + ", 0, convert_to('HACKED!!', 'UTF8'))",
+                "CREATE OPERATOR !!!! (RIGHTARG = oid, FUNCTION = lo_unlink)"}) {
+            assertThatThrownBy(() -> rejecting.createStatement().execute(sql))
+                    .as(sql).isInstanceOf(UnfenceableStatementException.class);
         }
         assertThat(document(1)).isEqualTo("original");
     }
