@@ -430,7 +430,7 @@ public final class StatementAnalyzer {
         boolean guardChecked;
         /** JSqlParser's parse of the whole text, when the text is one statement; else null. */
         SqlParser.Parsed wholeTextParse;
-        /** False when no token can name a large-object write ({@link #mayWriteLargeObject}). */
+        /** False when no token can name a large-object write: not PostgreSQL, or {@link #mayWriteLargeObject} says no. */
         final boolean mayCallLargeObjectWrite;
 
         private boolean hasSemicolon() {
@@ -454,7 +454,7 @@ public final class StatementAnalyzer {
         Analysis(String sql, SqlTokens lexed) {
             this.sql = sql;
             this.tokens = lexed;
-            this.mayCallLargeObjectWrite = mayWriteLargeObject(sql);
+            this.mayCallLargeObjectWrite = dialect == Dialect.POSTGRESQL && mayWriteLargeObject(sql);
         }
 
         /**
@@ -759,7 +759,7 @@ public final class StatementAnalyzer {
          * anything a row refers to yet.
          */
         private String largeObjectWrite(int from, int to, boolean names) {
-            if (dialect != Dialect.POSTGRESQL || !mayCallLargeObjectWrite) {
+            if (!mayCallLargeObjectWrite) {
                 return null;
             }
             for (int i = from; i < to; i++) {
