@@ -125,6 +125,14 @@ public final class DelegateGenerator {
             "java.sql.SQLType", "a type code (JDBCType or a driver's vendor type)");
 
     /**
+     * Return types the wrappers hand out wrapped: the generated method passes the driver's object
+     * through the {@code toApplication} hook, which the subclass implements (an array that leads
+     * back to the wrappers only, a read-only LOB). Any other returned JDBC object is by hand.
+     */
+    private static final Set<String> HANDED_OUT_WRAPPED = Set.of(
+            "java.sql.Array", "java.sql.Blob", "java.sql.Clob", "java.sql.NClob");
+
+    /**
      * Parameter types that may hold one of our wrappers (a {@code FencedArray}, a read-only LOB, or
      * one of them as an Object): they reach the driver through the {@code toDriver} hook, which
      * hands the driver its own object back.
@@ -202,7 +210,8 @@ public final class DelegateGenerator {
             return "unwrap must never reach the driver's own objects";
         }
         TypeMirror returned = method.getReturnType();
-        if (isJdbcObject(returned) && !VALUE_TYPES.containsKey(returned.toString())) {
+        if (isJdbcObject(returned) && !VALUE_TYPES.containsKey(returned.toString())
+                && !HANDED_OUT_WRAPPED.contains(returned.toString())) {
             return "returns " + returned + ", which must be handed out wrapped";
         }
         for (VariableElement parameter : method.getParameters()) {
@@ -254,6 +263,11 @@ public final class DelegateGenerator {
         // reading a value by name is harmless (and allowed on every statement); binding or
         // registering one by name is the wrapper's to allow
         return name.startsWith("get") ? Route.PLAIN : Route.PARAMETER_NAME;
+    }
+
+    /** True when what {@code method} returns goes through {@code toApplication} on its way to the application. */
+    static boolean handsOutWrapped(ExecutableElement method) {
+        return HANDED_OUT_WRAPPED.contains(method.getReturnType().toString());
     }
 
     /** True when an argument of {@code method} goes through {@code toDriver} on its way to the driver. */
@@ -373,6 +387,7 @@ public final class DelegateGenerator {
         List<ExecutableElement> methods = methodsOf(elements, iface);
         Set<Route> inheritedRoutes = EnumSet.noneOf(Route.class);
         boolean inheritsConversion = false;
+        boolean inheritsHandingOut = false;
         if (wrapsSuperinterface) {
             // the superclass wraps the superinterfaces: their methods, and the hooks they route through, are its own
             for (TypeMirror superinterface : iface.getInterfaces()) {
@@ -381,6 +396,7 @@ public final class DelegateGenerator {
                     if (handling(inherited, method) == null) {
                         inheritedRoutes.add(route(method));
                         inheritsConversion |= convertsToDriver(method);
+                        inheritsHandingOut |= handsOutWrapped(method);
                     }
                 }
             }
@@ -391,10 +407,12 @@ public final class DelegateGenerator {
         }
         Set<Route> routes = EnumSet.noneOf(Route.class);
         boolean converts = false;
+        boolean handsOut = false;
         for (ExecutableElement method : methods) {
             if (handling(iface, method) == null) {
                 routes.add(route(method));
                 converts |= convertsToDriver(method);
+                handsOut |= handsOutWrapped(method);
             }
         }
         routes.removeAll(inheritedRoutes);
@@ -428,7 +446,7 @@ public final class DelegateGenerator {
             }
             out.write("        this.delegate = java.util.Objects.requireNonNull(delegate, \"delegate\");\n");
             out.write("    }\n");
-            writeHooks(out, routes, checked, ifaceName, converts && !inheritsConversion);
+            writeHooks(out, routes, checked, ifaceName, converts && !inheritsConversion, handsOut && !inheritsHandingOut);
             for (ExecutableElement method : methods) {
                 String reason = handling(iface, method);
                 if (reason == null) {
@@ -445,11 +463,15 @@ public final class DelegateGenerator {
     }
 
     /** The abstract methods the forwarded methods route through; the subclass implements each. */
-    private static void writeHooks(Writer out, Set<Route> routes, boolean checked, String ifaceName, boolean converts)
-            throws IOException {
+    private static void writeHooks(Writer out, Set<Route> routes, boolean checked, String ifaceName, boolean converts,
+                                   boolean handsOut) throws IOException {
         if (converts) {
             out.write("\n    /** The driver's own object for a value the application passes in, which may be one of our wrappers. */\n");
             out.write("    abstract <T> T toDriver(T value);\n");
+        }
+        if (handsOut) {
+            out.write("\n    /** What the application gets for an array or LOB of the driver's: a wrapper, or the object itself. */\n");
+            out.write("    abstract <T> T toApplication(T value);\n");
         }
         if (checked) {
             out.write("\n    /** The delegate, while the wrapper may still be used; else an SQLException. */\n");
@@ -526,8 +548,11 @@ public final class DelegateGenerator {
         } else if (route == Route.PARAMETER_NAME) {
             arguments.set(0, "parameterName(" + names.get(0) + ")");
         }
-        String call = target + "." + method.getSimpleName() + "(" + String.join(", ", arguments) + ");";
-        out.write("        " + (method.getReturnType().getKind() == TypeKind.VOID ? call : "return " + call) + "\n");
+        String call = target + "." + method.getSimpleName() + "(" + String.join(", ", arguments) + ")";
+        if (handsOutWrapped(method)) {
+            call = "toApplication(" + call + ")";
+        }
+        out.write("        " + (method.getReturnType().getKind() == TypeKind.VOID ? call : "return " + call) + ";\n");
         if (route == Route.KEPT_SETTER) {
             out.write("        if (keepsValues()) {\n");
             if (method.getParameters().stream().anyMatch(parameter -> isReadOnce(parameter.asType()))) {

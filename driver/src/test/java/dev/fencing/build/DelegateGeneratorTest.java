@@ -90,8 +90,7 @@ class DelegateGeneratorTest {
     void leavesEveryDangerousMethodToTheWrapper() {
         assertThat(forwarded("java.sql.ResultSet")).doesNotContain(
                 "insertRow()", "updateRow()", "deleteRow()", "getStatement()", "getObject(int)",
-                "getArray(int)", "getObject(int,java.lang.Class<T>)", "unwrap(java.lang.Class<T>)",
-                "isWrapperFor(java.lang.Class<?>)", "getBlob(int)", "getClob(java.lang.String)", "getNClob(int)");
+                "getObject(int,java.lang.Class<T>)", "unwrap(java.lang.Class<T>)", "isWrapperFor(java.lang.Class<?>)");
         assertThat(forwarded("java.sql.Statement")).doesNotContain(
                 "executeUpdate(java.lang.String)", "execute(java.lang.String,int)", "addBatch(java.lang.String)",
                 "executeBatch()", "executeLargeBatch()", "getConnection()", "getGeneratedKeys()", "close()");
@@ -106,15 +105,13 @@ class DelegateGeneratorTest {
         assertThat(forwarded("java.sql.CallableStatement")).doesNotContainAnyElementsOf(fromStatement)
                 .doesNotContainAnyElementsOf(fromPreparedStatement).doesNotContain(
                         "getObject(int)", "getObject(java.lang.String)", "getObject(int,java.lang.Class<T>)",
-                        "getArray(int)", "getArray(java.lang.String)", "unwrap(java.lang.Class<T>)",
-                        "getBlob(java.lang.String)", "getClob(int)", "getNClob(int)");
+                        "unwrap(java.lang.Class<T>)");
         assertThat(forwarded("java.sql.Connection")).doesNotContain(
                 "prepareStatement(java.lang.String)", "createStatement()", "nativeSQL(java.lang.String)",
                 "commit()", "rollback()", "rollback(java.sql.Savepoint)", "setAutoCommit(boolean)",
                 "setSavepoint()", "setSchema(java.lang.String)", "getMetaData()", "beginRequest()",
                 "endRequest()", "setTransactionIsolation(int)", "setCatalog(java.lang.String)",
                 "createArrayOf(java.lang.String,java.lang.Object[])", "setClientInfo(java.util.Properties)",
-                "createBlob()", "createClob()", "createNClob()",
                 "abort(java.util.concurrent.Executor)", "close()");
         assertThat(forwarded("java.sql.DatabaseMetaData")).doesNotContain(
                 "getConnection()", "getTables(java.lang.String,java.lang.String,java.lang.String,java.lang.String[])");
@@ -131,7 +128,11 @@ class DelegateGeneratorTest {
                 "setArray(int,java.sql.Array)", "setBlob(int,java.sql.Blob)", "setSQLXML(int,java.sql.SQLXML)");
         assertThat(forwarded("java.sql.CallableStatement")).contains("getSQLXML(java.lang.String)", "getRef(int)",
                 "setObject(java.lang.String,java.lang.Object)", "registerOutParameter(int,java.sql.SQLType)");
-        assertThat(forwarded("java.sql.Connection")).contains("createSQLXML()");
+        assertThat(forwarded("java.sql.Connection")).contains("createSQLXML()", "createBlob()", "createNClob()");
+        // arrays and LOBs are handed out through toApplication (wrapped, or read-only)
+        assertThat(forwarded("java.sql.ResultSet")).contains("getArray(int)", "getBlob(int)", "getClob(java.lang.String)",
+                "getNClob(int)");
+        assertThat(forwarded("java.sql.CallableStatement")).contains("getArray(java.lang.String)", "getBlob(int)");
         assertThat(route("java.sql.PreparedStatement", "setObject(int,java.lang.Object)"))
                 .isEqualTo(DelegateGenerator.Route.KEPT_SETTER);
         assertThat(route("java.sql.CallableStatement", "setObject(java.lang.String,java.lang.Object)"))
@@ -202,8 +203,8 @@ class DelegateGeneratorTest {
         assertThat(compileWrapperOmitting("java.sql.CallableStatement", null, out)).isEmpty();
         assertThat(compileWrapperOmitting("java.sql.CallableStatement", "getObject(int)", out))
                 .anySatisfy(error -> assertThat(error).contains("getObject(int)"));
-        assertThat(compileWrapperOmitting("java.sql.CallableStatement", "getArray(java.lang.String)", out))
-                .anySatisfy(error -> assertThat(error).contains("getArray(java.lang.String)"));
+        assertThat(compileWrapperOmitting("java.sql.CallableStatement", "getObject(int,java.lang.Class<T>)", out))
+                .anySatisfy(error -> assertThat(error).contains("getObject(int,java.lang.Class<T>)"));
     }
 
     @Test
@@ -281,6 +282,13 @@ class DelegateGeneratorTest {
                 expected[0] = "routed:p";
             }
             assertThat(received).as(what).containsExactly(expected);
+            if (List.of(java.sql.Array.class, java.sql.Blob.class, java.sql.Clob.class, java.sql.NClob.class)
+                    .contains(call.getReturnType())) {
+                // what the application gets goes through the wrapper's hand-out, never the driver's object as it is
+                List<Object> handedOut = (List<Object>) wrapperClass.getField("handedOut").get(wrapper);
+                assertThat(handedOut).as(what).hasSize(1);
+                handedOut.clear();
+            }
             long convertible = Arrays.stream(call.getParameterTypes()).filter(p -> p == Object.class
                     || p == java.sql.Array.class || p == java.sql.Blob.class || p == java.sql.Clob.class
                     || p == java.sql.NClob.class).count();
@@ -397,13 +405,17 @@ class DelegateGeneratorTest {
      * always closed.
      */
 
+    private static final String HAND_OUT_HOOKS = "    public final java.util.List<Object> handedOut = new java.util.ArrayList<>();\n"
+            + "    <T> T toApplication(T v) { handedOut.add(v); return v; }\n";
+
     private static final Map<String, String> HOOKS = Map.of(
-            "java.sql.ResultSet", CONVERT_HOOKS,
+            "java.sql.ResultSet", CONVERT_HOOKS + HAND_OUT_HOOKS,
             "java.sql.Connection", "    java.sql.Connection open() throws java.sql.SQLException {"
-                    + " throw new java.sql.SQLException(\"closed\"); }\n",
+                    + " throw new java.sql.SQLException(\"closed\"); }\n" + HAND_OUT_HOOKS,
             "java.sql.ParameterMetaData", "    int parameterIndex(int i) { return i + 100; }\n",
             "java.sql.PreparedStatement", "    int parameterIndex(int i) { return i + 100; }\n" + KEEP_HOOKS + CONVERT_HOOKS,
             "java.sql.CallableStatement", "    int parameterIndex(int i) { return i + 100; }\n" + KEEP_HOOKS + CONVERT_HOOKS
+                    + HAND_OUT_HOOKS
                     + "    String parameterName(String name) { return \"routed:\" + name; }\n");
 
     /**

@@ -3,10 +3,6 @@ package dev.fencing.internal.jdbc;
 import dev.fencing.UnfenceableStatementException;
 import dev.fencing.internal.sql.FencePlan;
 
-import java.sql.Array;
-import java.sql.Blob;
-import java.sql.Clob;
-import java.sql.NClob;
 import java.sql.CallableStatement;
 import java.sql.SQLException;
 import java.util.Map;
@@ -17,8 +13,8 @@ import java.util.Map;
  * cannot be mapped around the fence slots, so on a fenced write they are refused; on other
  * statements they pass to the driver. The getters, setters and registrations of plain values are
  * generated ({@link CallableStatementDelegate}) and route through {@link #parameterIndex} and
- * {@link #parameterName}; the ones written here hand out an {@code Object}, an array or a LOB,
- * which may need wrapping.
+ * {@link #parameterName}; arrays and LOBs are handed out through {@link #toApplication}, the
+ * {@code Object}s written here may need wrapping too.
  */
 final class FencedCallableStatement extends CallableStatementDelegate {
 
@@ -53,11 +49,6 @@ final class FencedCallableStatement extends CallableStatementDelegate {
     }
 
     @Override
-    public Array getArray(int parameterIndex) throws SQLException {
-        return FencedArray.wrap(connection, delegate.getArray(parameterIndex(parameterIndex)));
-    }
-
-    @Override
     public Object getObject(String parameterName) throws SQLException {
         return fenced(delegate.getObject(parameterName));
     }
@@ -68,43 +59,6 @@ final class FencedCallableStatement extends CallableStatementDelegate {
     }
 
     @Override
-    public Array getArray(String parameterName) throws SQLException {
-        return FencedArray.wrap(connection, delegate.getArray(parameterName));
-    }
-
-    // LOBs are handed out read-only, as by a result set (FencedBlob).
-
-    @Override
-    public Blob getBlob(int parameterIndex) throws SQLException {
-        return FencedBlob.wrap(delegate.getBlob(parameterIndex(parameterIndex)));
-    }
-
-    @Override
-    public Blob getBlob(String parameterName) throws SQLException {
-        return FencedBlob.wrap(delegate.getBlob(parameterName));
-    }
-
-    @Override
-    public Clob getClob(int parameterIndex) throws SQLException {
-        return FencedClob.wrap(delegate.getClob(parameterIndex(parameterIndex)));
-    }
-
-    @Override
-    public Clob getClob(String parameterName) throws SQLException {
-        return FencedClob.wrap(delegate.getClob(parameterName));
-    }
-
-    @Override
-    public NClob getNClob(int parameterIndex) throws SQLException {
-        return FencedClob.wrap(delegate.getNClob(parameterIndex(parameterIndex)));
-    }
-
-    @Override
-    public NClob getNClob(String parameterName) throws SQLException {
-        return FencedClob.wrap(delegate.getNClob(parameterName));
-    }
-
-    @Override
     public <T> T getObject(int parameterIndex, Class<T> type) throws SQLException {
         return FencedResultSet.fencedValue(connection, this, delegate.getObject(parameterIndex(parameterIndex), type), type);
     }
@@ -112,5 +66,12 @@ final class FencedCallableStatement extends CallableStatementDelegate {
     @Override
     public <T> T getObject(String parameterName, Class<T> type) throws SQLException {
         return FencedResultSet.fencedValue(connection, this, delegate.getObject(parameterName, type), type);
+    }
+
+    /** getArray, getBlob, getClob, getNClob: wrapped as a result set wraps them. */
+    @Override
+    @SuppressWarnings("unchecked")
+    <T> T toApplication(T value) {
+        return (T) fenced(value);
     }
 }

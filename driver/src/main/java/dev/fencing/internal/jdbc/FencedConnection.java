@@ -5,9 +5,6 @@ import dev.fencing.internal.sql.FencePlan;
 import dev.fencing.internal.sql.StatementAnalyzer;
 
 import java.sql.Array;
-import java.sql.Blob;
-import java.sql.Clob;
-import java.sql.NClob;
 import java.sql.CallableStatement;
 import java.sql.ClientInfoStatus;
 import java.sql.Connection;
@@ -232,22 +229,15 @@ public final class FencedConnection extends ConnectionDelegate {
         return FencedArray.wrap(this, open().createArrayOf(typeName, elements));
     }
 
-    // A new LOB is the application's to fill, a value no row refers to yet: handed out writable; it
-    // reaches a fenced table only when bound on a fenced statement.
-
+    /**
+     * createBlob, createClob, createNClob: a new LOB is the application's to fill, a value no row
+     * refers to yet, so it is handed out writable; it reaches a fenced table only when bound on a
+     * fenced statement. An array (none of the generated methods returns one) would be wrapped.
+     */
     @Override
-    public Blob createBlob() throws SQLException {
-        return open().createBlob();
-    }
-
-    @Override
-    public Clob createClob() throws SQLException {
-        return open().createClob();
-    }
-
-    @Override
-    public NClob createNClob() throws SQLException {
-        return open().createNClob();
+    @SuppressWarnings("unchecked")
+    <T> T toApplication(T value) {
+        return value instanceof Array array ? (T) FencedArray.wrap(this, array) : value;
     }
 
     @Override

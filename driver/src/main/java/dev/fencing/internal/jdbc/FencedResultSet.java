@@ -11,7 +11,6 @@ import java.net.URL;
 import java.sql.Array;
 import java.sql.Blob;
 import java.sql.Clob;
-import java.sql.NClob;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -197,49 +196,6 @@ final class FencedResultSet extends ResultSetDelegate {
     }
 
     @Override
-    public Array getArray(int columnIndex) throws SQLException {
-        return FencedArray.wrap(connection, delegate.getArray(columnIndex));
-    }
-
-    @Override
-    public Array getArray(String columnLabel) throws SQLException {
-        return FencedArray.wrap(connection, delegate.getArray(columnLabel));
-    }
-
-    // LOBs are handed out read-only: on PostgreSQL a write through one would change the large object
-    // in the database without a statement, so without the fence check (FencedBlob).
-
-    @Override
-    public Blob getBlob(int columnIndex) throws SQLException {
-        return FencedBlob.wrap(delegate.getBlob(columnIndex));
-    }
-
-    @Override
-    public Blob getBlob(String columnLabel) throws SQLException {
-        return FencedBlob.wrap(delegate.getBlob(columnLabel));
-    }
-
-    @Override
-    public Clob getClob(int columnIndex) throws SQLException {
-        return FencedClob.wrap(delegate.getClob(columnIndex));
-    }
-
-    @Override
-    public Clob getClob(String columnLabel) throws SQLException {
-        return FencedClob.wrap(delegate.getClob(columnLabel));
-    }
-
-    @Override
-    public NClob getNClob(int columnIndex) throws SQLException {
-        return FencedClob.wrap(delegate.getNClob(columnIndex));
-    }
-
-    @Override
-    public NClob getNClob(String columnLabel) throws SQLException {
-        return FencedClob.wrap(delegate.getNClob(columnLabel));
-    }
-
-    @Override
     public void close() throws SQLException {
         check = null;
         delegate.close();
@@ -263,5 +219,16 @@ final class FencedResultSet extends ResultSetDelegate {
     @Override
     <T> T toDriver(T value) {
         return Wrappers.toDriver(value);
+    }
+
+    /**
+     * getArray, getBlob, getClob, getNClob: as {@link #fencedValue} hands values out (LOBs read-only:
+     * on PostgreSQL a write through one would change the large object without a statement, so
+     * without the fence check). Sound: each wrapper implements the interface it wraps.
+     */
+    @Override
+    @SuppressWarnings("unchecked")
+    <T> T toApplication(T value) {
+        return (T) fencedValue(connection, statement, value);
     }
 }
