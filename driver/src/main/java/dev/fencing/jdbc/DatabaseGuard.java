@@ -94,7 +94,7 @@ public final class DatabaseGuard {
         }
         try (Connection connection = Objects.requireNonNull(raw, "raw").getConnection()) {
             Connection database = database(connection);
-            SessionFence.migrate(database, ConnectionContext.dialectOf(database), reason, () -> work.run(database));
+            SessionFence.migrate(connection, database, ConnectionContext.dialectOf(database), reason, () -> work.run(database));
         }
     }
 

@@ -6,151 +6,278 @@ import dev.fencing.internal.sql.Dialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.Types;
-import java.util.Objects;
-import java.util.function.LongSupplier;
+import java.util.concurrent.Executor;
 
 /**
- * Keeps one database session's fence in step with the calling thread's fence (and lock name), as
- * the pipeline admitted it, for the database guard's triggers. {@link #sync} runs before every statement
- * the driver sends on a guarded connection, reads included: it sends nothing when the session
- * already holds the thread's fence (the value last set is cached), and one statement when it
- * differs. A thread with no fence clears the session's, so a pooled connection never keeps the
- * last holder's fence.
+ * What one database needs to hand the guard's triggers the fence (and lock) of the statements that
+ * follow, and to take it away again: the texts only. When to send them is the driver's connection
+ * policy ({@code GuardHook}); the rule both obey is that no value set here outlives the transaction
+ * it was set for (PostgreSQL) or the driver's hold of the connection (MariaDB, H2).
  *
- * <p>The cache must never claim a value the session does not hold. PostgreSQL undoes a
- * {@code set_config} made in a transaction that rolls back (to a savepoint too), and the server
- * can end a transaction by itself (a deadlock, a timeout): the value is kept with the connection's
- * transaction state's undo generation, which changes at every end that may have undone something
- * (JDBC rollbacks, rollback texts, server-ended transactions), and is set again when it changed.
- * After a failure the guard raised, it is set again too. Not thread-safe: one per connection, used as the connection is.
+ * <ul>
+ *   <li>PostgreSQL ({@link #transactionLocal()}): {@code set_config(.., true)}, which ends with its
+ *       transaction whatever the server does to it (a COMMIT of a failed transaction is a rollback;
+ *       a pooler may hand the next transaction to another session). Spliced writes carry the fence
+ *       inside their own text ({@link dev.fencing.internal.sql.FenceSlot}).</li>
+ *   <li>MariaDB and H2: user variables, which live as long as the session: set when they differ,
+ *       cleared before the connection leaves the driver.</li>
+ * </ul>
+ * Every {@link #set} also empties the migration mark for what it covers, so a mark a raw script left
+ * on a pooled connection never covers a statement the driver sends.
  */
-public final class SessionFence {
+public abstract sealed class SessionFence permits SessionFence.TransactionLocal, SessionFence.SessionVariables {
 
-    private final Connection database;
-    private final Dialect dialect;
+    final Connection database;
     private PreparedStatement setter;
-    private final LongSupplier undoGeneration;
-    private boolean known;
-    /** The transaction state's undo generation when the value was set: it changes when a set may have been undone. */
-    private long setInGeneration;
-    private long fence;
-    private String lock;
+    private PreparedStatement clearer;
 
-    private SessionFence(Connection database, Dialect dialect, LongSupplier undoGeneration) {
+    private SessionFence(Connection database) {
         this.database = database;
-        this.dialect = dialect;
-        this.undoGeneration = undoGeneration;
     }
 
-    /** The session fence of {@code database} (the driver's connection); nothing is sent until the first {@link #sync}. */
-    public static SessionFence of(Connection database, Dialect dialect, LongSupplier undoGeneration)
-            throws FencingException {
+    /** The session fence of {@code database} (the driver's connection); nothing is sent until asked. */
+    public static SessionFence of(Connection database, Dialect dialect) throws FencingException {
         Guards.of(dialect);
-        return new SessionFence(Objects.requireNonNull(database, "database"), dialect,
-                Objects.requireNonNull(undoGeneration, "undoGeneration"));
+        return switch (dialect) {
+            case POSTGRESQL -> new TransactionLocal(database);
+            case MARIADB -> new SessionVariables(database, "SET @fencing_fence = ?, @fencing_lock = ?, @fencing_migration = NULL",
+                    "SET @fencing_fence = NULL, @fencing_lock = NULL, @fencing_migration = NULL");
+            default -> new SessionVariables(database,
+                    "SELECT SET(@FENCING_FENCE, ?), SET(@FENCING_LOCK, ?), SET(@FENCING_MIGRATION, NULL)",
+                    "SELECT SET(@FENCING_FENCE, NULL), SET(@FENCING_LOCK, NULL), SET(@FENCING_MIGRATION, NULL)");
+        };
     }
+
+    /** True when {@link #set} values end with the transaction they were set in (PostgreSQL). */
+    public abstract boolean transactionLocal();
 
     /**
-     * Makes the session hold {@code wanted} (0: none) and {@code wantedLock}, before a statement is sent.
-     *
-     * @param rollback true when the statement to be sent is a ROLLBACK (to a savepoint too): on
-     *                 PostgreSQL a failed transaction refuses every other statement, so when the set
-     *                 is refused for that reason the ROLLBACK still goes out, and the value stays unknown
+     * Makes the guard's triggers see {@code fence} (0: none) and {@code lock} (null: none), and no
+     * migration mark: PostgreSQL for the rest of the current transaction, MariaDB/H2 for the session.
      */
-    public void sync(long wanted, String wantedLock, boolean rollback) throws SQLException {
-        long generation = undoGeneration.getAsLong();
-        if (known && generation == setInGeneration && wanted == fence && Objects.equals(wantedLock, lock)) {
-            return;
-        }
-        known = false;
-        try {
-            set(wanted, wantedLock);
-        } catch (SQLException e) {
-            if (rollback && "25P02".equals(e.getSQLState())) {
-                return;
-            }
-            throw e;
-        }
-        fence = wanted;
-        lock = wantedLock;
-        setInGeneration = generation;
-        known = true;
-    }
-
-    /** After anything the transaction state does not report that may have undone the last set: set again next time. */
-    public void unsure() {
-        known = false;
-    }
-
-    private void set(long wanted, String wantedLock) throws SQLException {
+    public final void set(long fence, String lock) throws SQLException {
         if (setter == null) {
-            setter = database.prepareStatement(switch (dialect) {
-                case POSTGRESQL -> "SELECT set_config('fencing.fence', ?, false), set_config('fencing.lock', ?, false)";
-                case MARIADB -> "SET @fencing_fence = ?, @fencing_lock = ?";
-                default -> "SELECT SET(@FENCING_FENCE, ?), SET(@FENCING_LOCK, ?)";
-            });
+            setter = database.prepareStatement(setText());
         }
-        if (dialect == Dialect.POSTGRESQL) {
-            setter.setString(1, wanted == 0 ? "" : Long.toString(wanted));
-            setter.setString(2, wantedLock == null ? "" : wantedLock);
-        } else {
-            if (wanted == 0) {
-                setter.setNull(1, Types.BIGINT);
-            } else {
-                setter.setLong(1, wanted);
-            }
-            if (wantedLock == null) {
-                setter.setNull(2, Types.VARCHAR);
-            } else {
-                setter.setString(2, wantedLock);
-            }
-        }
+        bind(setter, fence, lock);
         setter.execute();
     }
 
     /**
-     * A sanctioned migration: {@code work} runs with the session marked as migrating. With auto-commit
-     * off, its transaction commits when it returns and rolls back when it throws; the mark is always
-     * cleared afterwards.
+     * Empties every value the triggers read at the session's own level: PostgreSQL's session-level
+     * settings (a raw script's {@code set_config(.., false)}), MariaDB's and H2's variables.
      */
-    public static void migrate(Connection database, Dialect dialect, String reason, SqlWork work) throws SQLException {
-        Guards.of(dialect);
-        String mark = switch (dialect) {
-            case POSTGRESQL -> "SELECT set_config('fencing.migration', ?, false)";
-            case MARIADB -> "SET @fencing_migration = ?";
-            default -> "SELECT SET(@FENCING_MIGRATION, ?)";
-        };
-        boolean autoCommit = database.getAutoCommit();
-        Guards.logMigration(reason);
-        try {
-            try (PreparedStatement statement = database.prepareStatement(mark)) {
-                statement.setString(1, reason);
-                statement.execute();
-            }
-            work.run();
-            if (!autoCommit) {
-                database.commit();
-            }
-        } catch (SQLException | RuntimeException | Error e) {
-            if (!autoCommit) {
+    public final void clearSession() throws SQLException {
+        if (clearer == null) {
+            clearer = database.prepareStatement(clearText());
+        }
+        clearer.execute();
+    }
+
+    abstract String setText();
+
+    abstract String clearText();
+
+    abstract void bind(PreparedStatement statement, long fence, String lock) throws SQLException;
+
+    /** Closes the prepared texts (the connection is leaving the driver). */
+    public final void close() {
+        for (PreparedStatement statement : new PreparedStatement[] {setter, clearer}) {
+            if (statement != null) {
                 try {
-                    database.rollback();
-                } catch (SQLException suppressed) {
-                    e.addSuppressed(suppressed);
+                    statement.close();
+                } catch (SQLException ignored) {
+                    // the connection is being released: nothing left to free
                 }
             }
-            throw e;
-        } finally {
-            try (PreparedStatement statement = database.prepareStatement(mark)) {
-                statement.setString(1, "");
-                statement.execute();
+        }
+        setter = null;
+        clearer = null;
+    }
+
+    /** PostgreSQL: transaction-local custom settings. */
+    static final class TransactionLocal extends SessionFence {
+
+        TransactionLocal(Connection database) {
+            super(database);
+        }
+
+        @Override
+        public boolean transactionLocal() {
+            return true;
+        }
+
+        @Override
+        String setText() {
+            return "SELECT set_config('fencing.fence', ?, true), set_config('fencing.lock', ?, true),"
+                    + " set_config('fencing.migration', '', true)";
+        }
+
+        @Override
+        String clearText() {
+            return "SELECT set_config('fencing.fence', '', false), set_config('fencing.lock', '', false),"
+                    + " set_config('fencing.migration', '', false)";
+        }
+
+        @Override
+        void bind(PreparedStatement statement, long fence, String lock) throws SQLException {
+            statement.setString(1, fence == 0 ? "" : Long.toString(fence));
+            statement.setString(2, lock == null ? "" : lock);
+        }
+    }
+
+    /** MariaDB and H2: user variables of the session. */
+    static final class SessionVariables extends SessionFence {
+
+        private final String setText;
+        private final String clearText;
+
+        SessionVariables(Connection database, String setText, String clearText) {
+            super(database);
+            this.setText = setText;
+            this.clearText = clearText;
+        }
+
+        @Override
+        public boolean transactionLocal() {
+            return false;
+        }
+
+        @Override
+        String setText() {
+            return setText;
+        }
+
+        @Override
+        String clearText() {
+            return clearText;
+        }
+
+        @Override
+        void bind(PreparedStatement statement, long fence, String lock) throws SQLException {
+            if (fence == 0) {
+                statement.setNull(1, java.sql.Types.BIGINT);
+            } else {
+                statement.setLong(1, fence);
             }
-            if (!autoCommit) {
-                database.commit();
+            if (lock == null) {
+                statement.setNull(2, java.sql.Types.VARCHAR);
+            } else {
+                statement.setString(2, lock);
             }
         }
     }
+
+    /**
+     * A sanctioned migration: {@code work} runs on {@code connection} (whose driver connection is
+     * {@code database}) with the guard's triggers letting it through, and nothing of the mark stays:
+     * <ul>
+     *   <li>PostgreSQL: the work runs in one transaction of its own, marked transaction-locally; it
+     *       commits when the work returns and rolls back when it throws. The mark ends with that
+     *       transaction whatever the work does (a commit inside the work ends the mark too, and what
+     *       follows is refused like any unfenced write).</li>
+     *   <li>MariaDB/H2: the session is marked, the work runs (committed when it returns with
+     *       auto-commit off, rolled back when it throws), and the mark is cleared whatever happened;
+     *       when it cannot be cleared the connection is aborted, never handed back to its pool.</li>
+     * </ul>
+     * Auto-commit is restored as it was.
+     */
+    public static void migrate(Connection connection, Connection database, Dialect dialect, String reason,
+                               SqlWork work) throws SQLException {
+        Guards.of(dialect);
+        Guards.logMigration(reason);
+        if (dialect == Dialect.POSTGRESQL) {
+            migrateInOneTransaction(database, reason, work);
+        } else {
+            migrateMarkingTheSession(connection, database,
+                    dialect == Dialect.MARIADB ? "SET @fencing_migration = ?" : "SELECT SET(@FENCING_MIGRATION, ?)", reason,
+                    work);
+        }
+    }
+
+    private static void migrateInOneTransaction(Connection database, String reason, SqlWork work) throws SQLException {
+        boolean autoCommit = database.getAutoCommit();
+        if (autoCommit) {
+            database.setAutoCommit(false);
+        }
+        try {
+            try (PreparedStatement mark = database.prepareStatement("SELECT set_config('fencing.migration', ?, true)")) {
+                mark.setString(1, reason);
+                mark.execute();
+            }
+            work.run();
+            database.commit();
+        } catch (SQLException | RuntimeException | Error e) {
+            try {
+                database.rollback();
+            } catch (SQLException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        } finally {
+            if (autoCommit) {
+                database.setAutoCommit(true);
+            }
+        }
+    }
+
+    private static void migrateMarkingTheSession(Connection connection, Connection database, String markText,
+                                                 String reason, SqlWork work) throws SQLException {
+        boolean autoCommit = database.getAutoCommit();
+        Throwable failure = null;
+        try {
+            try (PreparedStatement mark = database.prepareStatement(markText)) {
+                mark.setString(1, reason);
+                mark.execute();
+            }
+            work.run();
+            if (!database.getAutoCommit()) {
+                database.commit();
+            }
+        } catch (SQLException | RuntimeException | Error e) {
+            failure = e;
+            try {
+                if (!database.getAutoCommit()) {
+                    database.rollback();
+                }
+            } catch (SQLException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        } finally {
+            try (PreparedStatement clear = database.prepareStatement(markText)) {
+                clear.setNull(1, java.sql.Types.VARCHAR);
+                clear.execute();
+                if (database.getAutoCommit() != autoCommit) {
+                    database.setAutoCommit(autoCommit);
+                }
+            } catch (SQLException | RuntimeException cannotClear) {
+                abort(connection, cannotClear, failure);
+            }
+        }
+    }
+
+    /**
+     * Aborts {@code connection} because a value the driver set could not be cleared: its session
+     * (and with it the value) ends, and a pool does not hand it out again. Throws {@code cause}
+     * (added to {@code failure} when the work failed too).
+     */
+    static void abort(Connection connection, Exception cause, Throwable failure) throws SQLException {
+        try {
+            connection.abort(DIRECTLY);
+        } catch (SQLException | RuntimeException notAborted) {
+            cause.addSuppressed(notAborted);
+        }
+        if (failure != null) {
+            failure.addSuppressed(cause);
+            return;
+        }
+        throw new FencingException("the database guard's migration mark could not be cleared, so the connection"
+                + " was aborted rather than handed back to its pool", cause);
+    }
+
+    /** Runs the driver's abort on the calling thread. */
+    public static final Executor DIRECTLY = Runnable::run;
 
     /** Work run inside {@link #migrate}. */
     @FunctionalInterface

@@ -240,6 +240,11 @@ public final class FencedConnection extends ConnectionDelegate {
         return value instanceof Array array ? (T) FencedArray.wrap(this, array) : value;
     }
 
+    /**
+     * Closes the connection; before it leaves the driver (to its pool, or closed), nothing the
+     * database guard set stays with it: what cannot be cleared makes the driver abort the connection
+     * instead, and then this throws.
+     */
     @Override
     public void close() throws SQLException {
         if (!closed) {
@@ -247,7 +252,11 @@ public final class FencedConnection extends ConnectionDelegate {
             if (epoch != null) {
                 epoch.close();
             }
-            delegate.close();
+            try {
+                pipeline.release(delegate);
+            } finally {
+                delegate.close();
+            }
         }
     }
 
@@ -314,6 +323,9 @@ public final class FencedConnection extends ConnectionDelegate {
     public void setAutoCommit(boolean autoCommit) throws SQLException {
         Connection database = open();
         boolean before = database.getAutoCommit();
+        if (!before && autoCommit) {
+            transaction.beforeCommit();
+        }
         boolean succeeded = false;
         try {
             database.setAutoCommit(autoCommit);
@@ -326,6 +338,7 @@ public final class FencedConnection extends ConnectionDelegate {
     @Override
     public void commit() throws SQLException {
         Connection database = open();
+        transaction.beforeCommit();
         boolean committed = false;
         try {
             database.commit();

@@ -140,6 +140,7 @@ final class FencedResultSet extends ResultSetDelegate {
         refuseWriteBack("insertRow");
         try {
             delegate.insertRow();
+            connection.pipeline().afterWriteBack();
         } catch (SQLException failure) {
             throw connection.pipeline().writeBackFailed(failure);
         }
@@ -150,6 +151,7 @@ final class FencedResultSet extends ResultSetDelegate {
         refuseWriteBack("updateRow");
         try {
             delegate.updateRow();
+            connection.pipeline().afterWriteBack();
         } catch (SQLException failure) {
             throw connection.pipeline().writeBackFailed(failure);
         }
@@ -160,6 +162,7 @@ final class FencedResultSet extends ResultSetDelegate {
         refuseWriteBack("deleteRow");
         try {
             delegate.deleteRow();
+            connection.pipeline().afterWriteBack();
         } catch (SQLException failure) {
             throw connection.pipeline().writeBackFailed(failure);
         }

@@ -9,14 +9,30 @@ import dev.fencing.internal.sql.FencePlan;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.Objects;
 
 /**
  * The database guard's step of the pipeline ({@code fencing.database-guard=required}): before any
  * statement is sent it refuses what relies on the guard where the guard is missing or outdated
  * (fenced writes, and the forms the analyzer lets through only because the triggers check them),
- * then keeps the session's fence equal to the admitted one ({@link SessionFence}). After a failure
- * it turns the triggers' {@code ZF001}/{@code ZF002} into {@link dev.fencing.StaleFenceException} /
+ * then makes the triggers see the admitted fence for that statement, and nothing the driver set
+ * outlives the transaction it was set for or the driver's hold of the connection. After a failure it
+ * turns the triggers' {@code ZF001}/{@code ZF002} into {@link dev.fencing.StaleFenceException} /
  * {@link dev.fencing.MissingFenceException}.
+ *
+ * <p><b>PostgreSQL</b> (transaction-local values): a spliced write carries its fence in its own
+ * text (zero extra round trips). Any other statement under a fence gets it with
+ * {@code set_config(.., true)} inside its transaction: in the application's transaction once per
+ * transaction and fence; in auto-commit inside a short transaction the hook opens around the
+ * statement and commits after it (two extra round trips: the set, sent with BEGIN, and the COMMIT).
+ * The first statement of a hold that runs in auto-commit clears the session-level values a raw
+ * script may have left ({@code set_config(.., false)}), once. What the hook knows of the
+ * transaction-local values is only a saving: it is forgotten at every end of a transaction, every
+ * failure and every rollback to a savepoint, and then set again.
+ *
+ * <p><b>MariaDB, H2</b> (session variables): set when they differ from what this connection set
+ * last (forgotten after any failure), and cleared by {@link #release} before the connection leaves
+ * the driver; a connection whose clearing fails is aborted, never handed back to its pool.
  */
 final class GuardHook implements SendHook {
 
@@ -24,24 +40,49 @@ final class GuardHook implements SendHook {
     private final GuardStates.State state;
     /** Null when the database is none the guard supports. */
     private final SessionFence session;
+    private final Connection database;
+    private final TransactionState transaction;
 
-    private GuardHook(GuardStates.State state, SessionFence session) {
+    /** True while the values below are what the triggers see (PostgreSQL: in {@link #knownIn}). */
+    private boolean known;
+    private long knownFence;
+    private String knownLock;
+    /** PostgreSQL: the transaction generation the known values belong to. */
+    private long knownIn;
+    /** PostgreSQL: the session-level values were cleared in this hold. */
+    private boolean sessionClean;
+    /** PostgreSQL: the short transaction opened around an auto-commit statement is open. */
+    private boolean shortTransaction;
+    /** The last statement ran in a short transaction (its failure may need explaining). */
+    private boolean ranInShortTransaction;
+
+    private GuardHook(GuardStates.State state, SessionFence session, Connection database, TransactionState transaction) {
         this.state = state;
         this.session = session;
+        this.database = database;
+        this.transaction = transaction;
+        if (session != null && session.transactionLocal()) {
+            transaction.addListener(this::transactionEnded);
+        }
     }
 
     static GuardHook of(Connection database, Dialect dialect, TransactionState transaction, FencingConfig config) {
         try {
-            SessionFence session = SessionFence.of(database, dialect, transaction::undoGeneration);
-            return new GuardHook(GuardStates.of(database, dialect, config), session);
+            SessionFence session = SessionFence.of(database, dialect);
+            return new GuardHook(GuardStates.of(database, dialect, config), session, database, transaction);
         } catch (FencingException unsupported) {
-            return new GuardHook(new GuardStates.State(unsupported.getMessage()), null);
+            return new GuardHook(new GuardStates.State(unsupported.getMessage()), null, database, transaction);
         }
     }
 
     /** True when the guard is verified here: the database checks every write itself. */
     boolean holds() {
         return state.refusal() == null && session != null;
+    }
+
+    @Override
+    public void beforePrepare(FencePlan plan) throws SQLException {
+        refuseWithoutTheGuard(plan, plan.kind() == FencePlan.Kind.FENCED ? plan.fencedTable() : null);
     }
 
     @Override
@@ -52,22 +93,210 @@ final class GuardHook implements SendHook {
     @Override
     public void beforeSend(FencePlan plan, String fencedTable, TransactionText.Effect effect, long fence, String lock)
             throws SQLException {
+        refuseWithoutTheGuard(plan, fencedTable);
+        ranInShortTransaction = false;
+        if (session == null || controlsTransactionOnly(effect)) {
+            // BEGIN, COMMIT, ROLLBACK, savepoints write no row: nothing to hand over
+            return;
+        }
+        try {
+            if (session.transactionLocal()) {
+                beforeSendTransactionLocal(plan, fence, lock);
+            } else if (!matches(fence, lock)) {
+                set(fence, lock);
+            }
+        } catch (SQLException | RuntimeException e) {
+            known = false;
+            throw e;
+        }
+    }
+
+    private static boolean controlsTransactionOnly(TransactionText.Effect effect) {
+        return switch (effect) {
+            case BEGIN, COMMIT, ROLLBACK, SAVEPOINT, ROLLBACK_TO_SAVEPOINT, RELEASE_SAVEPOINT -> true;
+            case NONE, IMPLICIT_COMMIT, MAY_END -> false;
+        };
+    }
+
+    private void refuseWithoutTheGuard(FencePlan plan, String fencedTable) throws FencingException {
         if (state.refusal() != null && (fencedTable != null || plan != null && plan.checkedByGuard())) {
             throw state.refuse(fencedTable != null ? fencedTable
                     : plan.fencedTable() != null ? plan.fencedTable() : "(any, through a procedure call)");
         }
-        if (session != null) {
-            session.sync(fence, lock, effect == TransactionText.Effect.ROLLBACK
-                    || effect == TransactionText.Effect.ROLLBACK_TO_SAVEPOINT);
+    }
+
+    private void beforeSendTransactionLocal(FencePlan plan, long fence, String lock)
+            throws SQLException {
+        if (!transaction.inTransaction()) {
+            if (!sessionClean) {
+                // a raw script's session-level mark or fence must not cover what this hold sends
+                session.clearSession();
+                sessionClean = true;
+            }
+            if (fence == 0 || plan != null && plan.carriesTheFence()) {
+                // nothing to hand over, or the text carries it
+                return;
+            }
+            database.setAutoCommit(false);
+            shortTransaction = true;
+            ranInShortTransaction = true;
+            set(fence, lock);
+            return;
+        }
+        if (known && knownIn != transaction.generation()) {
+            known = false;
+        }
+        if (plan != null && plan.carriesTheFence() && fence != 0
+                && known && (knownFence == fence || knownFence == 0) && sessionClean) {
+            // the text sets the same fence itself; nothing it evaluates first sees another one
+            knownFence = fence;
+            return;
+        }
+        if (!matches(fence, lock)) {
+            set(fence, lock);
+        }
+    }
+
+    /**
+     * A transaction ended: its transaction-local values with it. A whole end leaves none (when no
+     * session-level value can show through); a rollback to a savepoint, or an end that may not have
+     * happened, leaves them unknown.
+     */
+    private void transactionEnded(TransactionState.End end) {
+        if (end == TransactionState.End.COMMITTED || end == TransactionState.End.ROLLED_BACK) {
+            known = sessionClean;
+            knownFence = 0;
+            knownLock = null;
+            knownIn = transaction.generation();
+        } else {
+            known = false;
+        }
+    }
+
+    private boolean matches(long fence, String lock) {
+        return known && knownFence == fence && Objects.equals(knownLock, lock);
+    }
+
+    private void set(long fence, String lock) throws SQLException {
+        known = false;
+        session.set(fence, lock);
+        known = true;
+        knownFence = fence;
+        knownLock = lock;
+        knownIn = transaction.generation();
+    }
+
+    @Override
+    public void afterSend() throws SQLException {
+        if (shortTransaction) {
+            endShortTransaction(null);
+        }
+    }
+
+    @Override
+    public void afterFailure(Throwable failure) {
+        known = false;
+        if (shortTransaction) {
+            try {
+                endShortTransaction(failure);
+            } catch (SQLException | RuntimeException e) {
+                failure.addSuppressed(e);
+            }
+        }
+    }
+
+    /** Commits (or after {@code failure} rolls back) the short transaction, and turns auto-commit back on. */
+    private void endShortTransaction(Throwable failure) throws SQLException {
+        shortTransaction = false;
+        known = false;
+        SQLException problem = null;
+        boolean committed = false;
+        boolean rolledBack = false;
+        try {
+            if (failure == null) {
+                database.commit();
+                committed = true;
+            } else {
+                database.rollback();
+                rolledBack = true;
+            }
+        } catch (SQLException e) {
+            problem = e;
+        } finally {
+            if (committed) {
+                transaction.afterCommit(true);
+            } else {
+                transaction.afterRollback(rolledBack);
+            }
+            try {
+                database.setAutoCommit(true);
+            } catch (SQLException e) {
+                if (problem == null) {
+                    problem = e;
+                } else {
+                    problem.addSuppressed(e);
+                }
+            }
+        }
+        if (problem != null) {
+            throw problem;
+        }
+    }
+
+    @Override
+    public void release(Connection connection) throws SQLException {
+        if (session == null) {
+            return;
+        }
+        try {
+            if (shortTransaction) {
+                endShortTransaction(new IllegalStateException("released"));
+            }
+            if (session.transactionLocal()) {
+                // a transaction left open keeps its values until it ends: end them now, in case
+                // whoever gets the connection next goes on in that transaction
+                if ((!known || knownFence != 0 || knownLock != null) && transaction.inTransaction()) {
+                    try {
+                        session.set(0, null);
+                    } catch (SQLException e) {
+                        if (!"25P02".equals(e.getSQLState())) {
+                            throw e;
+                        }
+                        // a failed transaction runs nothing before its rollback, which ends the values
+                    }
+                }
+            } else if (!known || knownFence != 0 || knownLock != null) {
+                session.clearSession();
+            }
+            known = false;
+        } catch (SQLException | RuntimeException e) {
+            try {
+                connection.abort(SessionFence.DIRECTLY);
+            } catch (SQLException | RuntimeException notAborted) {
+                e.addSuppressed(notAborted);
+            }
+            throw new FencingException("the database guard's session fence could not be cleared when the connection"
+                    + " was closed, so the connection was aborted rather than handed back to its pool", e);
+        } finally {
+            session.close();
         }
     }
 
     @Override
     public SQLException translate(Throwable failure) {
         SQLException mapped = GuardErrors.translate(failure);
-        if (mapped != null && session != null) {
-            session.unsure();
+        if (mapped != null) {
+            known = false;
+            return mapped;
         }
-        return mapped;
+        if (ranInShortTransaction && failure instanceof SQLException sql && "2D000".equals(sql.getSQLState())) {
+            return new FencingException("the statement tried to commit or roll back the transaction it ran in: with"
+                    + " the database guard on PostgreSQL, a statement sent in auto-commit under a fence runs in a short"
+                    + " transaction that carries the fence (transaction-local, so that no pooler or pooled"
+                    + " connection keeps it), and a procedure that commits or rolls back itself cannot run there."
+                    + " Call it without a fence, or change it to leave transaction control to its caller; it was"
+                    + " rolled back.", sql);
+        }
+        return null;
     }
 }

@@ -87,7 +87,7 @@ final class Pipeline {
 
     /**
      * The plan of a text about to be prepared: a refused plan is refused here, before anything is
-     * prepared; the {@link SendHook} runs first, since preparing sends the text to some databases.
+     * prepared, and so is what the {@link SendHook} refuses (preparing runs nothing, so it sets nothing).
      */
     FencePlan planForPrepare(String sql) throws SQLException {
         FencePlan plan = plan(sql);
@@ -101,9 +101,7 @@ final class Pipeline {
         if (plan.kind() == FencePlan.Kind.REFUSED) {
             throw refused(plan.refusal());
         }
-        readFence(preparing, true);
-        sendHook.beforeSend(plan, plan.kind() == FencePlan.Kind.FENCED ? plan.fencedTable() : null,
-                TransactionText.Effect.NONE, preparing.fence, preparing.lock);
+        sendHook.beforePrepare(plan);
     }
 
     /** The fence read for a prepare (no statement exists yet to own an execution). */
@@ -219,6 +217,9 @@ final class Pipeline {
      * transaction that {@link #sent} or {@link #failed} ends). What it throws means nothing was sent.
      */
     void beforeSend(Execution e) throws SQLException {
+        if (e.effect == TransactionText.Effect.COMMIT) {
+            transaction.beforeCommit();
+        }
         try {
             if (epoch != null) {
                 // first: a claim at the start of a transaction commits it
@@ -231,6 +232,9 @@ final class Pipeline {
                 epoch.beforeSend(e.plan, e.fence, e.lock);
             }
         } catch (SQLException | RuntimeException | Error failure) {
+            if (sendHook != null) {
+                sendHook.afterFailure(failure);
+            }
             transaction.afterFailure(failure);
             tellBeforeSendFailure(failure);
             throw failure;
@@ -275,6 +279,9 @@ final class Pipeline {
 
     /** After the execution succeeded: commits the epoch guard's short transaction; notes what the text did. */
     void sent(Execution e) throws SQLException {
+        if (sendHook != null) {
+            sendHook.afterSend();
+        }
         if (epoch != null) {
             try {
                 epoch.afterSend();
@@ -318,6 +325,9 @@ final class Pipeline {
     private void settleFailure(TransactionText.Effect effect, Throwable failure) {
         if (epoch != null) {
             epoch.afterFailure(failure);
+        }
+        if (sendHook != null) {
+            sendHook.afterFailure(failure);
         }
         transaction.afterFailure(failure);
         try {
@@ -363,6 +373,9 @@ final class Pipeline {
                 epoch.beforeBatch(log, e.fence, e.lock);
             }
         } catch (SQLException | RuntimeException | Error failure) {
+            if (sendHook != null) {
+                sendHook.afterFailure(failure);
+            }
             transaction.afterFailure(failure);
             try {
                 delegate.clearBatch();
@@ -376,6 +389,9 @@ final class Pipeline {
 
     /** After a batch ran and its counts were checked. */
     void sentBatch(boolean changesTransaction) throws SQLException {
+        if (sendHook != null) {
+            sendHook.afterSend();
+        }
         try {
             if (epoch != null) {
                 epoch.afterSend();
@@ -417,10 +433,30 @@ final class Pipeline {
         }
     }
 
+    /** After a row was written back. */
+    void afterWriteBack() throws SQLException {
+        if (sendHook != null) {
+            sendHook.afterSend();
+        }
+    }
+
     /** {@code failure} of a row written back, as the {@link SendHook} translates it (or itself). */
     SQLException writeBackFailed(SQLException failure) {
-        SQLException translation = sendHook == null ? null : sendHook.translate(failure);
+        if (sendHook == null) {
+            return failure;
+        }
+        sendHook.afterFailure(failure);
+        SQLException translation = sendHook.translate(failure);
         return translation == null ? failure : translation;
+    }
+
+    // ---- the connection leaves the driver ----------------------------------------------------------
+
+    /** Before the connection is closed: what the {@link SendHook} set goes with it (or the connection is aborted). */
+    void release(java.sql.Connection database) throws SQLException {
+        if (sendHook != null) {
+            sendHook.release(database);
+        }
     }
 
     // ---- events of refusals ----------------------------------------------------------------------

@@ -41,6 +41,26 @@ interface SendHook {
         beforeSend(fence, lock);
     }
 
+    /** Before a text is prepared (nothing runs yet): refuses what must not be prepared. */
+    default void beforePrepare(FencePlan plan) throws SQLException {
+    }
+
+    /** After the statement (or batch, or row written back) that {@code beforeSend} prepared for succeeded. */
+    default void afterSend() throws SQLException {
+    }
+
+    /** After it failed (or was refused after {@code beforeSend}): before {@link #translate}. */
+    default void afterFailure(Throwable failure) {
+    }
+
+    /**
+     * Before the connection leaves the driver (closed): nothing the hook set may stay with it. When
+     * that cannot be made sure, the hook aborts {@code connection} (the driver's connection, so a pool
+     * never hands it out again) and throws.
+     */
+    default void release(Connection connection) throws SQLException {
+    }
+
     /**
      * After a statement failed: the exception the application should get instead of
      * {@code failure}, or null to rethrow {@code failure} (the default).

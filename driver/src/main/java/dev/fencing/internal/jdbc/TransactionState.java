@@ -81,6 +81,15 @@ public final class TransactionState {
     private List<Object> savepoints;
     /** MariaDB's innodb_rollback_on_timeout, once asked; null until then. */
     private Boolean rollbackOnTimeout;
+    /**
+     * PostgreSQL: a statement failed in the open transaction, so the server ends it with a rollback
+     * whatever ends it (COMMIT, END, {@code commit()}, {@code setAutoCommit(true)}): pgjdbc raises
+     * nothing and the command tag says ROLLBACK. Asked of pgjdbc before such an end where it can
+     * tell ({@link PostgresTransactionStatus}); else what the driver saw.
+     */
+    private boolean failed;
+    /** The end about to happen is a commit of a failed transaction: report it as a rollback. */
+    private boolean commitIsRollback;
 
     TransactionState(Connection database, Dialect dialect) {
         this.database = database;
@@ -134,6 +143,25 @@ public final class TransactionState {
 
     // ---- JDBC calls ------------------------------------------------------------------------------
 
+    /**
+     * Before a commit is sent ({@code commit()}, {@code setAutoCommit(true)}, a COMMIT or END text):
+     * on PostgreSQL, whether the server will roll back instead, asked of pgjdbc where it can tell.
+     */
+    void beforeCommit() {
+        if (dialect != Dialect.POSTGRESQL) {
+            return;
+        }
+        Boolean serverFailed = PostgresTransactionStatus.failed(database);
+        commitIsRollback = serverFailed != null ? serverFailed : failed;
+    }
+
+    /** The end a commit had: a rollback when the transaction had failed. */
+    private End commitEnd() {
+        boolean rolledBack = commitIsRollback;
+        commitIsRollback = false;
+        return rolledBack ? End.ROLLED_BACK : End.COMMITTED;
+    }
+
     /** {@code Connection.commit()} returned, or threw ({@code succeeded} false). */
     void afterCommit(boolean succeeded) {
         if (succeeded) {
@@ -142,7 +170,7 @@ public final class TransactionState {
         } else {
             opennessUnknown = true;
         }
-        ended(succeeded ? End.COMMITTED : End.UNKNOWN);
+        ended(succeeded ? commitEnd() : End.UNKNOWN);
     }
 
     /** {@code Connection.rollback()} returned, or threw. */
@@ -187,7 +215,7 @@ public final class TransactionState {
             ended(End.UNKNOWN);
             opennessUnknown = true;
         } else if (!before && now) {
-            ended(End.COMMITTED);
+            ended(commitEnd());
         } else if (before && !now && textTransaction) {
             // the BEGIN text's transaction goes on, now under the JDBC flag
             textTransaction = false;
@@ -215,7 +243,7 @@ public final class TransactionState {
             }
             case COMMIT, IMPLICIT_COMMIT -> {
                 textTransaction = false;
-                ended(End.COMMITTED);
+                ended(commitEnd());
             }
             case ROLLBACK -> {
                 textTransaction = false;
@@ -247,6 +275,9 @@ public final class TransactionState {
      * lock wait timeout: rolled back when the server rolls back on timeout).
      */
     void afterFailure(Throwable failure) {
+        if (dialect == Dialect.POSTGRESQL) {
+            failed |= failedInTransaction();
+        }
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
             if (cause instanceof SQLException sql) {
                 String state = sql.getSQLState();
@@ -289,9 +320,20 @@ public final class TransactionState {
         // else: only the statement was rolled back; the transaction and what it holds go on
     }
 
+    /** True when a statement that just failed was inside a transaction block (PostgreSQL then aborts it). */
+    private boolean failedInTransaction() {
+        try {
+            return textTransaction || !database.getAutoCommit();
+        } catch (SQLException | RuntimeException cannotTell) {
+            return true;
+        }
+    }
+
     // ---- ---------------------------------------------------------------------------------------
 
     private void ended(End end) {
+        failed = false;
+        commitIsRollback = false;
         generation++;
         if (end != End.COMMITTED) {
             undoGeneration++;
@@ -319,20 +361,42 @@ public final class TransactionState {
 
     /** Asks the database whether a transaction is open on this connection (JDBC auto-commit is on). */
     private boolean askDatabaseInTransaction() throws SQLException {
-        String probe = switch (dialect) {
-            // inside a transaction block now() is the block's start, earlier than this statement's
-            case POSTGRESQL -> "SELECT now() <> statement_timestamp()";
-            case MARIADB -> "SELECT @@in_transaction <> 0";
+        return switch (dialect) {
+            case POSTGRESQL -> askPostgresInTransaction();
+            case MARIADB -> askWithQuery("SELECT @@in_transaction <> 0");
             // H2 reports BEGIN through getAutoCommit(), which was true
-            case H2 -> null;
-            default -> "";
+            case H2 -> false;
+            default -> throw cannotTell(null);
         };
-        if (probe == null) {
-            return false;
+    }
+
+    /**
+     * pgjdbc's own reading of the server's transaction status, else a savepoint: the server accepts
+     * one only inside a transaction block (25P01 outside; 25P02 inside a failed one). Comparing
+     * {@code now()} with {@code statement_timestamp()} cannot tell: under the extended protocol the
+     * two differ in a single auto-commit statement too.
+     */
+    private boolean askPostgresInTransaction() throws SQLException {
+        Boolean open = PostgresTransactionStatus.open(database);
+        if (open != null) {
+            return open;
         }
-        if (probe.isEmpty()) {
-            throw cannotTell(null);
+        try (Statement ask = database.createStatement()) {
+            ask.execute("SAVEPOINT fencing_probe");
+            ask.execute("RELEASE SAVEPOINT fencing_probe");
+            return true;
+        } catch (SQLException e) {
+            if ("25P01".equals(e.getSQLState())) {
+                return false;
+            }
+            if ("25P02".equals(e.getSQLState())) {
+                return true;
+            }
+            throw cannotTell(e);
         }
+    }
+
+    private boolean askWithQuery(String probe) throws SQLException {
         try (Statement ask = database.createStatement(); ResultSet rows = ask.executeQuery(probe)) {
             if (rows.next()) {
                 return rows.getBoolean(1);

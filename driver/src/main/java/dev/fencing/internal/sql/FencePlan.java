@@ -85,6 +85,14 @@ public sealed interface FencePlan permits FencePlan.PassThrough, FencePlan.Read,
         return sql();
     }
 
+    /**
+     * True when the database's text hands the fence to the database guard's trigger by itself
+     * ({@link FenceSlot#POSTGRES_CARRIED}): nothing needs to be set before it is sent.
+     */
+    default boolean carriesTheFence() {
+        return false;
+    }
+
     /** How to diagnose a fenced write that changed no row; null when it cannot be diagnosed. */
     default ZeroRowCheck zeroRowCheck() {
         return null;
@@ -229,12 +237,13 @@ public sealed interface FencePlan permits FencePlan.PassThrough, FencePlan.Read,
      * The database's text of a fenced write, split at the fence placeholders (so
      * {@code pieces.length - 1} fences), with the application's parameters mapped into it.
      *
-     * @param preparedSql     the pieces joined with {@code ?}
+     * @param preparedSql     the pieces joined with the slot's prepared form
      * @param databaseIndexes for application parameter {@code i} (1-based), at {@code [i - 1]}, its
      *                        index in the database's text
      * @param fenceIndexes    the database's parameter indexes that receive the fence
+     * @param slot            how each fence placeholder is written ({@link FenceSlot})
      */
-    record DatabaseText(String[] pieces, String preparedSql, int[] databaseIndexes, int[] fenceIndexes) {
+    record DatabaseText(String[] pieces, String preparedSql, int[] databaseIndexes, int[] fenceIndexes, FenceSlot slot) {
 
         private static final int[] NO_FENCES = new int[0];
 
@@ -244,9 +253,9 @@ public sealed interface FencePlan permits FencePlan.PassThrough, FencePlan.Read,
             }
         }
 
-        static DatabaseText spliced(Splice.Result spliced) {
-            return new DatabaseText(spliced.pieces(), String.join("?", spliced.pieces()), spliced.databaseIndexes(),
-                    spliced.fenceIndexes());
+        static DatabaseText spliced(Splice.Result spliced, FenceSlot slot) {
+            return new DatabaseText(spliced.pieces(), String.join(slot.prepared(), spliced.pieces()),
+                    spliced.databaseIndexes(), spliced.fenceIndexes(), slot);
         }
 
         /** The text as written, its {@code parameters} parameters where they were, no fence spliced in. */
@@ -255,7 +264,7 @@ public sealed interface FencePlan permits FencePlan.PassThrough, FencePlan.Read,
             for (int p = 0; p < parameters; p++) {
                 unchanged[p] = p + 1;
             }
-            return new DatabaseText(new String[] {sql}, sql, unchanged, NO_FENCES);
+            return new DatabaseText(new String[] {sql}, sql, unchanged, NO_FENCES, FenceSlot.PLAIN);
         }
 
         DatabaseText derive(UnaryOperator<String> derive) {
@@ -263,7 +272,7 @@ public sealed interface FencePlan permits FencePlan.PassThrough, FencePlan.Read,
             for (int i = 0; i < derived.length; i++) {
                 derived[i] = derive.apply(pieces[i]);
             }
-            return new DatabaseText(derived, String.join("?", derived), databaseIndexes, fenceIndexes);
+            return new DatabaseText(derived, String.join(slot.prepared(), derived), databaseIndexes, fenceIndexes, slot);
         }
     }
 
@@ -330,12 +339,18 @@ public sealed interface FencePlan permits FencePlan.PassThrough, FencePlan.Read,
             String[] pieces = text.pieces;
             String literal = Long.toString(fence);
             StringBuilder rendered = new StringBuilder(text.preparedSql.length()
-                    + text.fenceIndexes.length * literal.length());
+                    + text.fenceIndexes.length * (literal.length() + text.slot.literalOverhead()));
             rendered.append(pieces[0]);
             for (int i = 1; i < pieces.length; i++) {
-                rendered.append(literal).append(pieces[i]);
+                text.slot.appendLiteral(rendered, literal);
+                rendered.append(pieces[i]);
             }
             return rendered.toString();
+        }
+
+        @Override
+        public boolean carriesTheFence() {
+            return text.fenceIndexes.length > 0 && text.slot.carriesTheFence();
         }
 
         @Override

@@ -65,6 +65,8 @@ public final class StatementAnalyzer {
     private final boolean epochTables;
     /** fencing.database-guard=required: forms the triggers check are sent as written. */
     private final boolean guard;
+    /** How the fence placeholders of spliced writes are written (the PostgreSQL guard's carry the fence). */
+    private final FenceSlot fenceSlot;
 
     /**
      * Test-only switch (no configuration, property or environment reaches it; set by a test class in
@@ -105,6 +107,7 @@ public final class StatementAnalyzer {
         this.parser = new SqlParser(dialect, config.parseTimeoutMillis());
         this.epochTables = config.hasEpochTables();
         this.guard = config.guardRequired();
+        this.fenceSlot = FenceSlot.of(dialect, guard);
     }
 
     public FencingConfig config() {
@@ -605,7 +608,7 @@ public final class StatementAnalyzer {
             }
             boolean countIsTheFencedWrite = fencedWrites == 1 && statements == 1 && onlySite.topLevel();
             ZeroRowCheck check = countIsTheFencedWrite ? zeroRowCheck(onlySite) : null;
-            return new FencePlan.Fenced(sql, fencedTable, FencePlan.DatabaseText.spliced(spliced), check,
+            return new FencePlan.Fenced(sql, fencedTable, FencePlan.DatabaseText.spliced(spliced, fenceSlot), check,
                     countIsTheFencedWrite, epochWrites > 0, controlsTransaction, false, false);
         }
 

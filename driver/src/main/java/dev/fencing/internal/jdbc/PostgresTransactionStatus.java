@@ -1,0 +1,59 @@
+package dev.fencing.internal.jdbc;
+
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.sql.Connection;
+import java.sql.SQLException;
+
+/**
+ * Whether pgjdbc reports the open transaction as failed (a statement in it raised an error, so the
+ * server will end it with a rollback whatever ends it). pgjdbc keeps the server's own transaction
+ * status from each ReadyForQuery message; its {@code BaseConnection.getTransactionState()} is read
+ * reflectively so the driver needs no compile-time dependency on pgjdbc.
+ */
+final class PostgresTransactionStatus {
+
+    private static final String BASE_CONNECTION = "org.postgresql.core.BaseConnection";
+
+    private PostgresTransactionStatus() {
+    }
+
+    /** True or false as pgjdbc reports it; null when it cannot be asked (not pgjdbc, or not reachable). */
+    static Boolean failed(Connection database) {
+        String state = state(database);
+        return state == null ? null : state.equals("FAILED");
+    }
+
+    /**
+     * Whether a transaction block is open (failed ones included), as pgjdbc read it from the server's
+     * last ReadyForQuery: no round trip. Null when it cannot be asked.
+     */
+    static Boolean open(Connection database) {
+        String state = state(database);
+        return state == null ? null : !state.equals("IDLE");
+    }
+
+    /** pgjdbc's transaction state (IDLE, OPEN, FAILED), or null when it cannot be asked. */
+    private static String state(Connection database) {
+        try {
+            ClassLoader loader = database.getClass().getClassLoader();
+            Class<?> base = Class.forName(BASE_CONNECTION, false, loader == null ? ClassLoader.getSystemClassLoader() : loader);
+            if (!database.isWrapperFor(base)) {
+                return null;
+            }
+            Object connection = database.unwrap(base);
+            MethodHandle state = MethodHandles.publicLookup().findVirtual(base, "getTransactionState",
+                    MethodType.methodType(Class.forName("org.postgresql.core.TransactionState", false, base.getClassLoader())));
+            return String.valueOf(state.invoke(connection));
+        } catch (Error e) {
+            if (e instanceof LinkageError) {
+                return null;
+            }
+            throw e;
+        } catch (Throwable cannotAsk) {
+            // not pgjdbc, an older pgjdbc, or a wrapper that will not unwrap: the caller falls back
+            return null;
+        }
+    }
+}
