@@ -41,7 +41,8 @@ import java.util.stream.Stream;
  * per database and user), {@code auth_type = trust} with an {@code auth_file} naming the user of
  * {@code FENCING_PG_URL} (and its password, if the URL has one, which pgbouncer then uses to log
  * in to the server), {@code ignore_startup_parameters = extra_float_digits,options} (pgjdbc sends
- * {@code extra_float_digits}), no Unix socket, and pgbouncer's defaults for everything else:
+ * {@code extra_float_digits}), {@code query_wait_timeout = 15} (a client waiting for a server
+ * session fails after 15 s, not 120), no Unix socket, and pgbouncer's defaults for everything else:
  * in session mode {@code server_reset_query = DISCARD ALL} runs when a client leaves; in
  * transaction mode nothing is reset between clients, as in production.
  *
@@ -303,6 +304,9 @@ public final class PgBouncer implements AutoCloseable {
                 "reserve_pool_size = 0",
                 "max_client_conn = 200",
                 "ignore_startup_parameters = extra_float_digits,options",
+                // A client waiting for a server session fails after 15 s instead of 120 s: a test
+                // that left a transaction open on a pool of one fails fast.
+                "query_wait_timeout = 15",
                 "",
                 "");
     }
