@@ -8,6 +8,9 @@
 #   Redis       127.0.0.1:6379
 #   etcd        the binaries only (Debian etcd-server and etcd-client 3.4): the etcd lock
 #               tests start their own etcd processes on free loopback ports
+#   pgbouncer   the binary only (Debian pgbouncer): the pooler tests start their own
+#               pgbouncer processes on free loopback ports in front of PostgreSQL; the
+#               system service the package sets up is never started here
 #
 # Idempotent and silent when everything is already fine; prints one line for
 # each thing it had to install, start or fix. Missing packages are installed
@@ -326,6 +329,34 @@ ensure_etcd() {
   fi
 }
 
+# ----------------------------------------------------------------- pgbouncer
+
+# Only the binary: PgBouncer (test-fixtures) starts its own processes with a generated ini
+# (FENCING_PGBOUNCER_BINARY overrides it). Debian's package starts and enables a system
+# pgbouncer on 127.0.0.1:6432 where services may start (systemd, or sysvinit without a
+# policy-rc.d that forbids it, as Docker images have); the tests never use it, so a service
+# this script's install started is stopped and disabled again.
+pgbouncer_service_off() {
+  if [ -d /run/systemd/system ]; then
+    as_root systemctl disable --now --quiet pgbouncer.service pgbouncer.socket >/dev/null 2>&1 9>&- || true
+  elif [ -x /etc/init.d/pgbouncer ]; then
+    as_root /etc/init.d/pgbouncer stop >/dev/null 2>&1 9>&- || true
+    as_root update-rc.d pgbouncer disable >/dev/null 2>&1 9>&- || true
+  fi
+}
+
+ensure_pgbouncer() {
+  if [ -n "${FENCING_PGBOUNCER_BINARY:-}" ]; then
+    [ -x "$FENCING_PGBOUNCER_BINARY" ] || die "FENCING_PGBOUNCER_BINARY=$FENCING_PGBOUNCER_BINARY is not executable"
+    return
+  fi
+  # /usr/sbin is not on every user's PATH
+  if ! command -v pgbouncer >/dev/null 2>&1 && [ ! -x /usr/sbin/pgbouncer ]; then
+    apt_install pgbouncer
+    pgbouncer_service_off
+  fi
+}
+
 # Tools the lock tests run themselves: libfaketime (a Redis server whose clock is set back,
 # for the fence-floor test) with tcmalloc preloaded beside it (libfaketime deadlocks in
 # Debian's jemalloc-linked redis-server at start-up otherwise), and the PostgreSQL server
@@ -344,4 +375,5 @@ ensure_postgres
 ensure_mariadb
 ensure_redis
 ensure_etcd
+ensure_pgbouncer
 ensure_test_tools

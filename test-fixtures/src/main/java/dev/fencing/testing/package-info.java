@@ -11,6 +11,8 @@
  *       <td>a Redis URI (or Lettuce client) on a logical database of the test class's own, flushed after it</td></tr>
  *   <tr><td>{@link dev.fencing.testing.RedisServers}, {@link dev.fencing.testing.RedisServer}</td>
  *       <td>throw-away {@code redis-server} processes to pause, kill, restart and fail over</td></tr>
+ *   <tr><td>{@link dev.fencing.testing.PgBouncer}</td>
+ *       <td>a throw-away {@code pgbouncer} in transaction or session mode in front of the test PostgreSQL</td></tr>
  *   <tr><td>{@link dev.fencing.testing.PauseInjector}</td>
  *       <td>stops a thread at a named point until the test lets it go: the paused lock holder</td></tr>
  *   <tr><td>{@link dev.fencing.testing.FencingAssertions}</td>
