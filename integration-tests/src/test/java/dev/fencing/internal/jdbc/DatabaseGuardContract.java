@@ -50,6 +50,9 @@ abstract class DatabaseGuardContract {
     /** The text that makes a raw session name {@code lock} as its fence's lock. */
     abstract String setSessionLock(String lock);
 
+    /** The migration mark a raw script sets for the whole session (the header older docs showed). */
+    abstract String setSessionMark(String reason);
+
     /** True when the database can write through a plain view. */
     boolean updatableViews() {
         return true;
@@ -395,5 +398,173 @@ abstract class DatabaseGuardContract {
             }
         }
         assertThat(order(1)).isEqualTo("paid@9");
+    }
+
+    // ---- nothing the driver sets outlives its hold of the connection (issue 27, class 1 and 3) ------
+
+    /** One physical connection shared by the fenced data source and raw code, as Flyway or a report job share a pool. */
+    private static HikariDataSource poolOfOne(DataSource raw) {
+        HikariConfig pool = new HikariConfig();
+        pool.setDataSource(raw);
+        pool.setMaximumPoolSize(1);
+        return new HikariDataSource(pool);
+    }
+
+    /** Raw writes on {@code pool}: each must meet the trigger with no fence (ZF002). */
+    private void rawWritersFindNoFence(DataSource pool) throws SQLException {
+        try (Connection raw = pool.getConnection(); Statement statement = raw.createStatement()) {
+            for (String write : List.of("SELECT pay(1)", "UPDATE orders SET status = 'raw' WHERE id = 1",
+                    "UPDATE orders SET status = 'raw', last_fence = 99 WHERE id = 1", "DELETE FROM orders WHERE id = 1",
+                    "INSERT INTO orders (id, status, customer_id) VALUES (3, 'raw', 10)")) {
+                SQLException refused = catchThrowableOfType(SQLException.class, () -> {
+                    if (write.startsWith("SELECT")) {
+                        statement.executeQuery(write).close();
+                    } else {
+                        statement.executeUpdate(write);
+                    }
+                });
+                assertThat((Throwable) refused).as(write).isNotNull();
+                assertThat(stateOf(refused)).as(write).isEqualTo("ZF002");
+                if (!raw.getAutoCommit()) {
+                    raw.rollback();
+                }
+            }
+        }
+    }
+
+    @Test
+    void aRawWriterOnTheSamePoolFindsNoFenceAfterAFencedReadOrWrite() throws Exception {
+        try (HikariDataSource pool = poolOfOne(raw()); FencingDataSource fenced = new FencingDataSource(pool, config())) {
+            try (Connection connection = fenced.getConnection(); Statement statement = connection.createStatement();
+                 Fence.Scope scope = Fence.enter(40)) {
+                statement.executeQuery("SELECT COUNT(*) FROM orders").close();
+            }
+            rawWritersFindNoFence(pool);
+            try (Connection connection = fenced.getConnection(); Statement statement = connection.createStatement();
+                 Fence.Scope scope = Fence.enter(40)) {
+                assertThat(statement.executeUpdate("UPDATE orders SET status = 'fenced' WHERE id = 2")).isEqualTo(1);
+                statement.executeQuery("SELECT pay(2)").close();
+            }
+            rawWritersFindNoFence(pool);
+        }
+        assertThat(order(1)).isEqualTo("pending@5");
+        assertThat(order(2)).isEqualTo("paid@40");
+        assertThat(order(3)).isNull();
+    }
+
+    @Test
+    void aRawWriterOnTheSamePoolFindsNoFenceAfterAFencedTransaction() throws Exception {
+        try (HikariDataSource pool = poolOfOne(raw()); FencingDataSource fenced = new FencingDataSource(pool, config())) {
+            try (Connection connection = fenced.getConnection(); Statement statement = connection.createStatement();
+                 Fence.Scope scope = Fence.enter(40)) {
+                connection.setAutoCommit(false);
+                statement.executeQuery("SELECT pay(2)").close();
+                connection.commit();
+                statement.executeQuery("SELECT COUNT(*) FROM orders").close();
+                // closed with the transaction open: the pool ends it
+            }
+            rawWritersFindNoFence(pool);
+            try (Connection raw = pool.getConnection()) {
+                raw.setAutoCommit(false);
+                rawWritersFindNoFence(new SingleConnection(raw));
+                raw.rollback();
+            }
+        }
+        assertThat(order(1)).isEqualTo("pending@5");
+        assertThat(order(2)).isEqualTo("paid@40");
+    }
+
+    @Test
+    void aConnectionClosedInsideItsFenceScopeOrOnAnotherThreadLeavesNoFence() throws Exception {
+        try (HikariDataSource pool = poolOfOne(raw()); FencingDataSource fenced = new FencingDataSource(pool, config())) {
+            try (Fence.Scope scope = Fence.enter(40)) {
+                Connection connection = fenced.getConnection();
+                connection.createStatement().executeQuery("SELECT COUNT(*) FROM orders").close();
+                connection.close();
+                rawWritersFindNoFence(pool);
+                java.util.concurrent.CompletableFuture.runAsync(Fence.wrap(() -> {
+                    try (Connection other = fenced.getConnection(); Statement statement = other.createStatement()) {
+                        statement.executeQuery("SELECT COUNT(*) FROM orders").close();
+                    } catch (SQLException e) {
+                        throw new IllegalStateException(e);
+                    }
+                })).get();
+                rawWritersFindNoFence(pool);
+            }
+        }
+        assertThat(order(1)).isEqualTo("pending@5");
+    }
+
+    @Test
+    void aStaleHolderOnTheSamePoolCannotWriteWithTheNewHoldersFence() throws Exception {
+        try (HikariDataSource pool = poolOfOne(raw()); FencingDataSource fenced = new FencingDataSource(pool, config())) {
+            try (Connection connection = fenced.getConnection(); Statement statement = connection.createStatement();
+                 Fence.Scope scope = Fence.enter(36)) {
+                assertThat(statement.executeUpdate("UPDATE orders SET status = 'held' WHERE id = 1")).isEqualTo(1);
+            }
+            try (Connection connection = fenced.getConnection(); Statement statement = connection.createStatement();
+                 Fence.Scope scope = Fence.enter(40)) {
+                statement.executeQuery("SELECT COUNT(*) FROM orders").close();
+            }
+            try (Connection connection = fenced.getConnection(); Statement statement = connection.createStatement()) {
+                try (Fence.Scope stale = Fence.enter(35)) {
+                    assertThatThrownBy(() -> statement.executeQuery("SELECT pay(1)").close())
+                            .isInstanceOf(StaleFenceException.class);
+                }
+                assertThatThrownBy(() -> statement.executeQuery("SELECT pay(1)").close())
+                        .isInstanceOf(MissingFenceException.class);
+            }
+        }
+        assertThat(order(1)).isEqualTo("held@36");
+    }
+
+    @Test
+    void aMigrationMarkARawScriptLeftOnAPooledConnectionCoversNoFencedStatement() throws Exception {
+        try (HikariDataSource pool = poolOfOne(raw()); FencingDataSource fenced = new FencingDataSource(pool, config())) {
+            try (Connection connection = pool.getConnection(); Statement statement = connection.createStatement()) {
+                statement.execute(setSessionMark("old script header"));
+            }
+            try (Connection connection = fenced.getConnection(); Statement statement = connection.createStatement()) {
+                assertThatThrownBy(() -> statement.executeQuery("SELECT pay(1)").close())
+                        .isInstanceOf(MissingFenceException.class);
+                try (Fence.Scope stale = Fence.enter(3)) {
+                    assertThatThrownBy(() -> statement.executeQuery("SELECT pay(1)").close())
+                            .isInstanceOf(StaleFenceException.class);
+                    connection.setAutoCommit(false);
+                    assertThatThrownBy(() -> statement.executeQuery("SELECT pay(1)").close())
+                            .isInstanceOf(StaleFenceException.class);
+                    connection.rollback();
+                }
+            }
+        }
+        assertThat(order(1)).isEqualTo("pending@5");
+    }
+
+    @Test
+    void aMigrationLeavesNoMarkWhateverItsWorkDid() throws Exception {
+        try (HikariDataSource pool = poolOfOne(raw())) {
+            assertThatThrownBy(() -> DatabaseGuard.migrate(pool, "turns auto-commit off, then fails", connection -> {
+                connection.setAutoCommit(false);
+                try (Statement statement = connection.createStatement()) {
+                    statement.executeUpdate("UPDATE orders SET status = 'undone' WHERE id = 1");
+                }
+                throw new IllegalStateException("the work failed");
+            })).hasMessageContaining("the work failed");
+            rawWritersFindNoFence(pool);
+            assertThatThrownBy(() -> DatabaseGuard.migrate(pool, "hits an SQL error", connection -> {
+                try (Statement statement = connection.createStatement()) {
+                    statement.executeUpdate("UPDATE no_such_table SET x = 1");
+                }
+            })).isInstanceOf(SQLException.class);
+            rawWritersFindNoFence(pool);
+            DatabaseGuard.migrate(pool, "succeeds", connection -> {
+                try (Statement statement = connection.createStatement()) {
+                    statement.executeUpdate("UPDATE orders SET status = 'migrated' WHERE id = 2");
+                }
+            });
+            rawWritersFindNoFence(pool);
+        }
+        assertThat(order(1)).isEqualTo("pending@5");
+        assertThat(order(2)).isEqualTo("migrated@5");
     }
 }

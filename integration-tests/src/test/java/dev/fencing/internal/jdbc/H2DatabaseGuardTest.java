@@ -45,6 +45,11 @@ public class H2DatabaseGuardTest extends DatabaseGuardContract {
     }
 
     @Override
+    String setSessionMark(String reason) {
+        return "SET @FENCING_MIGRATION = '" + reason + "'";
+    }
+
+    @Override
     String setSessionFence(long fence) {
         return "SET @FENCING_FENCE = " + fence;
     }

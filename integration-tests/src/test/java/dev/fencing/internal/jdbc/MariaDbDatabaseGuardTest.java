@@ -55,6 +55,11 @@ class MariaDbDatabaseGuardTest extends DatabaseGuardContract {
     }
 
     @Override
+    String setSessionMark(String reason) {
+        return "SET @fencing_migration = '" + reason + "'";
+    }
+
+    @Override
     String setSessionFence(long fence) {
         return "SET @fencing_fence = " + fence;
     }

@@ -12,6 +12,8 @@ import org.postgresql.PGConnection;
 import javax.sql.DataSource;
 import java.io.StringReader;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
@@ -49,6 +51,11 @@ class PostgresDatabaseGuardTest extends DatabaseGuardContract {
     @Override
     String setSessionLock(String lock) {
         return "SELECT set_config('fencing.lock', '" + lock + "', false)";
+    }
+
+    @Override
+    String setSessionMark(String reason) {
+        return "SELECT set_config('fencing.migration', '" + reason + "', false)";
     }
 
     @Override
@@ -203,6 +210,129 @@ class PostgresDatabaseGuardTest extends DatabaseGuardContract {
         } finally {
             DatabaseGuard.remove(raw(), partitioned);
             sql("DROP TABLE ledger", "DROP TABLE legacy CASCADE");
+        }
+    }
+
+    // ---- PostgreSQL ends a failed transaction with a rollback (issue 27, class 2) ----------------------
+
+    /** The ways an application ends a transaction in which a statement failed: each is a rollback on the server. */
+    private static final List<String> ENDINGS = List.of("commit()", "setAutoCommit(true)", "COMMIT", "END");
+
+    @Test
+    void aFailedTransactionThatIsCommittedLeavesNoFenceBehind() throws Exception {
+        for (String ending : ENDINGS) {
+            createTables();
+            try (com.zaxxer.hikari.HikariDataSource pool = new com.zaxxer.hikari.HikariDataSource(onePool());
+                 FencingDataSource fenced = new FencingDataSource(pool, config());
+                 Connection connection = fenced.getConnection(); Statement statement = connection.createStatement()) {
+                try (Fence.Scope newer = Fence.enter(34)) {
+                    assertThat(statement.executeUpdate("UPDATE orders SET status = 'held' WHERE id = 1")).isEqualTo(1);
+                    statement.executeQuery("SELECT COUNT(*) FROM orders").close();
+                }
+                try (Fence.Scope stale = Fence.enter(33)) {
+                    connection.setAutoCommit(false);
+                    statement.executeQuery("SELECT COUNT(*) FROM customers").close();
+                    assertThatThrownBy(() -> statement.executeQuery("SELECT 1 / 0").close()).isInstanceOf(SQLException.class);
+                    switch (ending) {
+                        case "commit()" -> connection.commit();
+                        case "setAutoCommit(true)" -> connection.setAutoCommit(true);
+                        default -> statement.execute(ending);
+                    }
+                    connection.setAutoCommit(true);
+                    assertThatThrownBy(() -> statement.executeQuery("SELECT pay(1)").close()).as(ending)
+                            .isInstanceOf(dev.fencing.StaleFenceException.class);
+                }
+                assertThatThrownBy(() -> statement.executeQuery("SELECT pay(1)").close()).as(ending)
+                        .isInstanceOf(dev.fencing.MissingFenceException.class);
+            }
+            assertThat(order(1)).as(ending).isEqualTo("held@34");
+        }
+    }
+
+    private com.zaxxer.hikari.HikariConfig onePool() {
+        com.zaxxer.hikari.HikariConfig pool = new com.zaxxer.hikari.HikariConfig();
+        pool.setDataSource(raw());
+        pool.setMaximumPoolSize(1);
+        return pool;
+    }
+
+    @Test
+    void theDriverTellsACommitOfAFailedTransactionFromARealOne() throws Exception {
+        try (FencingDataSource fenced = new FencingDataSource(raw(), config());
+             Connection connection = fenced.getConnection(); Statement statement = connection.createStatement()) {
+            TransactionState transaction = FencedConnection.fencedBehind(connection).transaction();
+            java.util.List<TransactionState.End> ends = new java.util.ArrayList<>();
+            transaction.addListener(ends::add);
+            connection.setAutoCommit(false);
+            statement.executeQuery("SELECT 1").close();
+            connection.commit();
+            statement.executeQuery("SELECT 1").close();
+            assertThatThrownBy(() -> statement.executeQuery("SELECT 1 / 0").close()).isInstanceOf(SQLException.class);
+            connection.commit();
+            assertThat(ends).containsExactly(TransactionState.End.COMMITTED, TransactionState.End.ROLLED_BACK);
+            assertThat(transaction.inTransaction()).isTrue();
+            connection.setAutoCommit(true);
+            assertThat(transaction.inTransaction()).isFalse();
+        }
+    }
+
+    // ---- spliced writes carry their fence (zero extra round trips) --------------------------------------
+
+    /**
+     * The server's order of evaluation: a spliced write of every form reaches the trigger with its own
+     * fence while the session holds none (and a raw script's session-level mark does not cover it),
+     * with one statement sent and nothing of it left after its auto-commit transaction.
+     */
+    @Test
+    void splicedWritesCarryTheirFenceToTheTriggerInEveryForm() throws Exception {
+        DatabaseGuard.migrate(raw(), "rows for the prepared forms", connection -> {
+            try (Statement statement = connection.createStatement()) {
+                statement.executeUpdate("INSERT INTO orders (id, status, customer_id) VALUES (6, 'pending', 10), (7, 'pending', 20)");
+            }
+        });
+        List<String> writes = List.of(
+                "UPDATE orders SET status = 'u' WHERE id = %1$d",
+                "UPDATE orders o SET status = 'uf' FROM customers c WHERE c.id = o.customer_id AND o.id = %2$d",
+                "DELETE FROM orders WHERE id = %2$d",
+                "INSERT INTO orders (id, status, customer_id) VALUES (%3$d, 'iv', 10), (%4$d, 'iv', 10)",
+                "INSERT INTO orders (id, status, customer_id) SELECT %5$d, 'is', 10",
+                "INSERT INTO orders (id, status, customer_id) VALUES (%3$d, 'dup', 10) ON CONFLICT (id) DO UPDATE SET status = 'oc'",
+                "UPDATE orders SET status = 'u2' WHERE id = %4$d AND status = 'iv'",
+                "DELETE FROM orders WHERE id = %5$d");
+        java.util.concurrent.atomic.AtomicInteger sent = new java.util.concurrent.atomic.AtomicInteger();
+        try (FencingDataSource fenced = new FencingDataSource(StatementCounter.over(raw(), sent), config());
+             Connection connection = fenced.getConnection(); Statement statement = connection.createStatement()) {
+            Connection same = FencedConnection.databaseBehind(connection);
+            try (Statement raw = same.createStatement()) {
+                raw.execute(setSessionMark("left by a raw script"));
+            }
+            try (Fence.Scope scope = Fence.enter(50)) {
+                statement.executeQuery("SELECT 1").close(); // the hold's first statement clears the raw script's mark
+                for (String write : writes) {
+                    int before = sent.get();
+                    statement.execute(String.format(write, 1, 2, 3, 4, 5));
+                    assertThat(sent.get() - before).as("statements sent for " + write).isEqualTo(1);
+                    try (PreparedStatement prepared = connection.prepareStatement(String.format(write, 6, 7, 8, 9, 10))) {
+                        before = sent.get();
+                        prepared.execute();
+                        assertThat(sent.get() - before).as("statements sent for prepared " + write).isEqualTo(1);
+                    }
+                    try (Statement probe = same.createStatement(); ResultSet left = probe.executeQuery(
+                            "SELECT current_setting('fencing.fence', true), current_setting('fencing.migration', true)")) {
+                        left.next();
+                        assertThat(left.getString(1)).as("left after " + write).isNullOrEmpty();
+                        assertThat(left.getString(2)).as("left after " + write).isNullOrEmpty();
+                    }
+                }
+            }
+        }
+        try (Connection connection = raw().getConnection(); Statement statement = connection.createStatement();
+             ResultSet rows = statement.executeQuery("SELECT id, status, last_fence FROM orders ORDER BY id")) {
+            StringBuilder seen = new StringBuilder();
+            while (rows.next()) {
+                seen.append(rows.getLong(1)).append(':').append(rows.getString(2)).append('@').append(rows.getLong(3)).append(' ');
+            }
+            assertThat(seen.toString().trim()).isEqualTo("1:u@50 3:oc@50 4:u2@50 6:u@50 8:oc@50 9:u2@50");
         }
     }
 }
