@@ -40,6 +40,7 @@ public final class FencingConfig {
     public static final String PARSE_TIMEOUT_MILLIS = ConfigKey.PARSE_TIMEOUT_MILLIS.key();
     public static final String EPOCH_TABLE = ConfigKey.EPOCH_TABLE.key();
     public static final String DATABASE_GUARD = ConfigKey.DATABASE_GUARD.key();
+    public static final String DATABASE_GUARD_SCHEMAS = ConfigKey.DATABASE_GUARD_SCHEMAS.key();
     public static final String CONFIG = ConfigKey.CONFIG.key();
     /** The prefix of the javaagent's own keys, which this class accepts and leaves to the agent. */
     public static final String AGENT_PREFIX = "fencing.agent.";
@@ -173,6 +174,7 @@ public final class FencingConfig {
     private final long parseTimeoutMillis;
     private final String epochTable;
     private final Guard databaseGuard;
+    private final List<String> guardSchemas;
 
     private FencingConfig(Builder builder) {
         this.tables = new FencedTableSet(builder.tables, builder.tableModes, builder.mode);
@@ -188,6 +190,7 @@ public final class FencingConfig {
         this.parseTimeoutMillis = builder.parseTimeoutMillis;
         this.epochTable = builder.epochTable;
         this.databaseGuard = builder.databaseGuard;
+        this.guardSchemas = List.copyOf(builder.guardSchemas);
     }
 
     /** Reads a properties file (ISO-8859-1 escapes are not needed: it is read as UTF-8). */
@@ -288,6 +291,15 @@ public final class FencingConfig {
         return databaseGuard == Guard.REQUIRED;
     }
 
+    /**
+     * {@code fencing.database-guard.schemas}: the schemas (MariaDB: databases) where the guard looks
+     * for unqualified fenced names beyond the ones the connection uses; folded to lower case, in
+     * configuration order, empty when none are set.
+     */
+    public List<String> guardSchemas() {
+        return guardSchemas;
+    }
+
     /** How many analysed statements are kept, per data source. */
     public int planCacheSize() {
         return planCacheSize;
@@ -318,6 +330,7 @@ public final class FencingConfig {
                 case PLAN_CACHE_SIZE -> Integer.toString(planCacheSize);
                 case PARSE_TIMEOUT_MILLIS -> Long.toString(parseTimeoutMillis);
                 case DATABASE_GUARD -> databaseGuard.toString();
+                case DATABASE_GUARD_SCHEMAS -> guardSchemas.isEmpty() ? null : String.join(",", guardSchemas);
                 case CONFIG -> null; // where settings came from, not a setting
             };
             if (value != null) {
@@ -335,13 +348,13 @@ public final class FencingConfig {
                 && mode == that.mode
                 && procedureCalls == that.procedureCalls && planCacheSize == that.planCacheSize
                 && parseTimeoutMillis == that.parseTimeoutMillis && epochTable.equals(that.epochTable)
-                && databaseGuard == that.databaseGuard;
+                && databaseGuard == that.databaseGuard && guardSchemas.equals(that.guardSchemas);
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(tables, column, comparison, onZeroRows, mode, procedureCalls,
-                planCacheSize, parseTimeoutMillis, epochTable, databaseGuard);
+                planCacheSize, parseTimeoutMillis, epochTable, databaseGuard, guardSchemas);
     }
 
     @Override
@@ -362,6 +375,7 @@ public final class FencingConfig {
         private long parseTimeoutMillis = Long.parseLong(ConfigKey.PARSE_TIMEOUT_MILLIS.defaultValue());
         private String epochTable = ConfigKey.EPOCH_TABLE.defaultValue();
         private Guard databaseGuard = Guard.valueOf(ConfigKey.DATABASE_GUARD.defaultValue().toUpperCase(java.util.Locale.ROOT));
+        private final Set<String> guardSchemas = new LinkedHashSet<>();
 
         private Builder() {
         }
@@ -451,6 +465,22 @@ public final class FencingConfig {
         }
 
         /**
+         * {@code fencing.database-guard.schemas}: adds schemas (MariaDB: databases) where install,
+         * verify and {@code required} look for unqualified fenced names, beyond the ones the
+         * application's connection uses. Each a plain identifier; matched ignoring case.
+         */
+        public Builder guardSchemas(String... schemas) {
+            for (String schema : Objects.requireNonNull(schemas, DATABASE_GUARD_SCHEMAS)) {
+                String name = schema == null ? null : Identifiers.unquote(schema.trim());
+                if (name == null || !Identifiers.isPlain(name)) {
+                    throw ConfigKey.DATABASE_GUARD_SCHEMAS.invalid(schema);
+                }
+                guardSchemas.add(name.toLowerCase(java.util.Locale.ROOT));
+            }
+            return this;
+        }
+
+        /**
          * Sets one {@code fencing.*} key from its text form, as a properties file would. The key must
          * be one of {@link ConfigKey}'s (or the javaagent's {@code fencing.agent.*}, left to the agent).
          */
@@ -475,6 +505,7 @@ public final class FencingConfig {
                 case PLAN_CACHE_SIZE -> planCacheSize(Integer.parseInt(text));
                 case PARSE_TIMEOUT_MILLIS -> parseTimeoutMillis(Long.parseLong(text));
                 case DATABASE_GUARD -> databaseGuard(choice(known, text, Guard.values()));
+                case DATABASE_GUARD_SCHEMAS -> text.isEmpty() ? this : guardSchemas(text.split(","));
                 case CONFIG -> this; // resolved by whoever reads the configuration sources
             };
         }

@@ -47,7 +47,7 @@ class FencingConfigTest {
                 .comparison(FencingConfig.Comparison.STRICTLY_NEWER).onZeroRows(FencingConfig.ZeroRows.RAISE)
                 .mode(FencingConfig.Mode.EPOCH).tableMode("audit", FencingConfig.Mode.ROW).epochTable("guards")
                 .procedureCalls(FencingConfig.ProcedureCalls.REJECT).planCacheSize(99).parseTimeoutMillis(77)
-                .databaseGuard(FencingConfig.Guard.REQUIRED).build();
+                .databaseGuard(FencingConfig.Guard.REQUIRED).guardSchemas("Archive", "reporting").build();
 
         java.util.Properties written = config.toProperties();
 
@@ -61,6 +61,7 @@ class FencingConfigTest {
             }
         }
         assertThat(written.getProperty("fencing.tables")).isEqualTo("orders,billing.payments,audit");
+        assertThat(written.getProperty("fencing.database-guard.schemas")).isEqualTo("archive,reporting");
         assertThat(FencingConfig.fromProperties(written)).isEqualTo(config);
     }
 
@@ -73,6 +74,9 @@ class FencingConfigTest {
             "fencing.column|last fence|fencing.column",
             "fencing.column|x;drop table t|plain SQL identifier",
             "fencing.tables|orders;--|fencing.tables",
+            "fencing.database-guard.schemas|archive;--|fencing.database-guard.schemas",
+            "fencing.database-guard.schemas|a.b|plain SQL identifier",
+            "fencing.database-guard.schemas|a,,b|fencing.database-guard.schemas",
             "fencing.tables|a.b.c|schema.table",
             "fencing.table|orders|unknown fencing configuration key 'fencing.table'",
             "fencing.procedure-calls|maybe|allow, reject",

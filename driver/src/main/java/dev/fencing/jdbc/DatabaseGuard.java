@@ -23,10 +23,14 @@ import javax.sql.DataSource;
  * reports these states as {@link dev.fencing.MissingFenceException} and
  * {@link dev.fencing.StaleFenceException}.
  *
- * <p>Tables are matched as in {@code fencing.tables}: an unqualified name in every schema where
- * it exists, partitions and inheritance children included. Every method takes a raw data source
- * (a {@link FencingDataSource} is accepted: its driver connection is used). Installing needs the
- * right to create triggers (and on PostgreSQL functions) on the fenced tables: their owner.
+ * <p>Tables are matched in the schemas the application uses: an unqualified name in the
+ * connection's own schemas (PostgreSQL {@code current_schemas(false)}, MariaDB {@code DATABASE()},
+ * H2 the current schema) and {@code fencing.database-guard.schemas}, a qualified name in its
+ * schema; partitions and inheritance children of a guarded table included. {@link #verify} logs a
+ * WARNING for each same-named table outside those schemas (not covered) and does not fail for it.
+ * Every method takes a raw data source (a {@link FencingDataSource} is accepted: its driver
+ * connection is used). Installing needs the right to create triggers (and on PostgreSQL
+ * functions) on the fenced tables: their owner.
  */
 public final class DatabaseGuard {
 

@@ -79,7 +79,7 @@ final class FencingKeys {
 
     private static String type(ConfigKey.Kind kind) {
         return switch (kind) {
-            case TABLE_LIST -> "java.util.List<java.lang.String>";
+            case TABLE_LIST, IDENTIFIER_LIST -> "java.util.List<java.lang.String>";
             case NUMBER -> "java.lang.Long";
             default -> STRING;
         };

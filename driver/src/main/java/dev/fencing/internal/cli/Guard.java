@@ -1,12 +1,15 @@
 package dev.fencing.internal.cli;
 
 import dev.fencing.FencingConfig;
+import dev.fencing.internal.guard.Guards;
 import dev.fencing.internal.jdbc.ConfigSources;
+import dev.fencing.internal.jdbc.ConnectionContext;
 import dev.fencing.jdbc.DatabaseGuard;
 
 import javax.sql.DataSource;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Properties;
@@ -15,7 +18,9 @@ import java.util.Properties;
  * {@code guard --jdbc URL [--config FILE] print|install|verify|remove}: the database guard from the
  * command line. {@code print} writes the DDL (one statement per block, each ended by a line with a
  * single {@code ;;}, since trigger bodies contain semicolons) for review or a migration tool;
- * {@code install} is idempotent; {@code verify} exits 1 naming what is missing or outdated. The
+ * {@code install} is idempotent; {@code verify} exits 1 naming what is missing or outdated, and
+ * prints a {@code warning:} line (exit status unchanged) for each same-named table outside the
+ * schemas the guard covers. The
  * configuration is {@code --config FILE}, else the usual sources ({@code fencing.config},
  * {@code FENCING_CONFIG}, {@code fencing.properties} on the class path).
  */
@@ -81,10 +86,12 @@ final class Guard {
                     DatabaseGuard.install(raw, config);
                     DatabaseGuard.verify(raw, config);
                     out.println("database guard installed and verified for " + config.tables());
+                    printUncovered(raw, config, out);
                 }
                 case "verify" -> {
                     DatabaseGuard.verify(raw, config);
                     out.println("database guard is current for " + config.tables());
+                    printUncovered(raw, config, out);
                 }
                 default -> {
                     DatabaseGuard.remove(raw, config);
@@ -95,6 +102,18 @@ final class Guard {
         } catch (SQLException e) {
             err.println(e.getMessage());
             return 1;
+        }
+    }
+
+    /**
+     * Same-named tables outside the guard's schemas (and MariaDB cascading parents there): not
+     * covered, printed as warnings; they do not change the exit status.
+     */
+    private static void printUncovered(DataSource raw, FencingConfig config, PrintStream out) throws SQLException {
+        try (Connection connection = raw.getConnection()) {
+            for (String warning : Guards.uncovered(connection, ConnectionContext.dialectOf(connection), config)) {
+                out.println("warning: " + warning);
+            }
         }
     }
 

@@ -44,6 +44,11 @@ public enum ConfigKey {
             "required: every fenced table must carry the database guard (triggers checking the session's fence),"
                     + " else fenced writes fail closed; the session's fence is kept in step with the thread's",
             Kind.CHOICE, "off", "required"),
+    DATABASE_GUARD_SCHEMAS("fencing.database-guard.schemas", null,
+            "comma-separated extra schemas (MariaDB: databases) where install, verify and required look for unqualified"
+                    + " fenced names, beyond the ones the connection uses (PostgreSQL: its search_path; MariaDB: its"
+                    + " current database; H2: its current schema); the guard never touches other schemas",
+            Kind.IDENTIFIER_LIST),
     CONFIG("fencing.config", null,
             "a properties file with fencing.* keys (else the FENCING_CONFIG environment variable, else fencing.properties on the class path)",
             Kind.PATH);
@@ -55,7 +60,7 @@ public enum ConfigKey {
 
     /** What kind of text a key takes, which decides how it is checked. */
     public enum Kind {
-        TABLE_LIST, TABLE, IDENTIFIER, CHOICE, NUMBER, PATH
+        TABLE_LIST, TABLE, IDENTIFIER, IDENTIFIER_LIST, CHOICE, NUMBER, PATH
     }
 
     private final String key;
@@ -182,6 +187,17 @@ public enum ConfigKey {
                 }
                 return text;
             }
+            case IDENTIFIER_LIST -> {
+                if (text.isEmpty()) {
+                    return text;
+                }
+                for (String part : text.split(",", -1)) {
+                    if (!Identifiers.isPlain(part.trim())) {
+                        throw invalid(text);
+                    }
+                }
+                return text;
+            }
             default -> {
                 return text;
             }
@@ -205,6 +221,8 @@ public enum ConfigKey {
             case CHOICE -> "one of " + String.join(", ", choices);
             case NUMBER -> "a whole number from " + min + " to " + max;
             case IDENTIFIER -> "a plain SQL identifier (letters, digits, _; not starting with a digit)";
+            case IDENTIFIER_LIST -> "names separated by commas, each a plain SQL identifier (letters, digits, _;"
+                    + " not starting with a digit)";
             case TABLE -> "table or schema.table, each part a plain SQL identifier";
             case TABLE_LIST -> "table names, each table or schema.table, separated by commas";
             case PATH -> "the path of a readable properties file";

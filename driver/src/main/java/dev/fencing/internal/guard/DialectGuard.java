@@ -11,13 +11,26 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 
 /** The guard's DDL and its verification on one kind of database. */
 interface DialectGuard {
 
-    /** The real tables to guard: each configured table in every schema it exists in, with its children. */
+    /**
+     * The real tables to guard: each configured table in the schemas the application uses
+     * ({@link #scope}), or in the schema its qualified name gives, with its children.
+     */
     List<GuardTarget> targets(Connection connection, FencingConfig config) throws SQLException;
+
+    /**
+     * What matches a configured name but lies outside the schemas the guard covers, one line each
+     * (MariaDB: also cascading parents there); a warning, never a failure of {@code verify}.
+     */
+    List<String> uncovered(Connection connection, FencingConfig config, List<GuardTarget> targets) throws SQLException;
+
+    /** The schemas (MariaDB: databases) the connection itself uses for unqualified names, as the catalog spells them. */
+    List<String> connectionSchemas(Connection connection) throws SQLException;
 
     /** The statements that install (or update) the guard on {@code targets}; idempotent. */
     List<String> install(Connection connection, List<GuardTarget> targets, FencingConfig config) throws SQLException;
@@ -29,15 +42,35 @@ interface DialectGuard {
     List<String> problems(Connection connection, List<GuardTarget> targets, FencingConfig config) throws SQLException;
 
     /**
-     * Each configured table in every schema it exists in, in the table's mode. {@code sql} takes the
-     * folded table name, whether the configuration names no schema, and the folded schema, and
-     * returns each match's schema and table; {@code alsoGuarded} adds what holds the table's rows
-     * too (PostgreSQL's partitions and inheritance children).
+     * Where unqualified configured names are looked for: the connection's own schemas, then
+     * {@code fencing.database-guard.schemas}; folded to lower case, without repeats.
      */
-    static List<GuardTarget> configuredTables(Connection connection, FencingConfig config, String sql,
-                                              AlsoGuarded alsoGuarded) throws SQLException {
+    default Set<String> scope(Connection connection, FencingConfig config) throws SQLException {
+        Set<String> scope = new LinkedHashSet<>();
+        for (String schema : connectionSchemas(connection)) {
+            if (schema != null) {
+                scope.add(schema.toLowerCase(Locale.ROOT));
+            }
+        }
+        scope.addAll(config.guardSchemas());
+        return scope;
+    }
+
+    /**
+     * Each configured table in {@code scope} (an unqualified name) or in its own schema (a
+     * qualified one), in the table's mode. {@code sql} takes the folded table name, whether the
+     * configuration names no schema, and the folded schema, and returns each match's schema and
+     * table in every schema; {@code alsoGuarded} adds what holds the table's rows too
+     * (PostgreSQL's partitions and inheritance children, wherever they are). When {@code outside}
+     * is not null, it receives the matches of unqualified names outside {@code scope} that are not
+     * guarded anyway.
+     */
+    static List<GuardTarget> configuredTables(Connection connection, FencingConfig config, Set<String> scope,
+                                              String sql, AlsoGuarded alsoGuarded, Set<GuardTarget> outside)
+            throws SQLException {
         FencedTableSet tables = FencedTableSet.of(config);
         Set<GuardTarget> found = new LinkedHashSet<>();
+        Set<GuardTarget> away = new LinkedHashSet<>();
         for (TableName name : tables.names()) {
             try (PreparedStatement query = connection.prepareStatement(sql)) {
                 query.setString(1, name.table());
@@ -46,14 +79,30 @@ interface DialectGuard {
                 try (ResultSet rows = query.executeQuery()) {
                     while (rows.next()) {
                         GuardTarget target = new GuardTarget(rows.getString(1), rows.getString(2), tables.modeOf(name), false);
-                        if (found.add(target)) {
+                        if (name.schema() == null && !scope.contains(target.schema().toLowerCase(Locale.ROOT))) {
+                            away.add(target);
+                        } else if (found.add(target)) {
                             alsoGuarded.add(connection, target, found);
                         }
                     }
                 }
             }
         }
+        if (outside != null) {
+            for (GuardTarget target : away) {
+                if (found.stream().noneMatch(t -> t.schema().equals(target.schema()) && t.table().equals(target.table()))) {
+                    outside.add(target);
+                }
+            }
+        }
         return new ArrayList<>(found);
+    }
+
+    /** The warning for a table that matches a configured name outside the guard's schemas. */
+    static String notCovered(GuardTarget target, Set<String> scope) {
+        return "table " + target.qualified() + " matches fenced name " + target.table().toLowerCase(Locale.ROOT)
+                + " but lies outside the schemas the guard covers here " + scope + ": it is not covered (name it"
+                + " schema-qualified in fencing.tables or list its schema in fencing.database-guard.schemas to guard it)";
     }
 
     /** Adds to {@code found} the tables that hold rows of {@code target} too. */

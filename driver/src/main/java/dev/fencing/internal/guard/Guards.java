@@ -11,6 +11,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 /** The guard's operations on one raw connection, dispatched by dialect; behind {@link dev.fencing.jdbc.DatabaseGuard}. */
 public final class Guards {
@@ -73,15 +74,41 @@ public final class Guards {
                         && (name.schema() == null || target.schema().equalsIgnoreCase(name.schema()));
             }
             if (!found) {
-                problems.add("fenced table " + name + " does not exist in this database, so it carries no guard");
+                problems.add("fenced table " + name + (name.schema() != null ? " does not exist in this database"
+                        : " exists in none of the schemas the guard covers here " + guard.scope(raw, config))
+                        + ", so it carries no guard");
             }
         }
         problems.addAll(guard.problems(raw, targets, config));
         return problems;
     }
 
-    /** {@link #problems} as an exception naming each, or nothing when the guard is current. */
+    /**
+     * The schemas (MariaDB: databases, folded to lower case) where the guard looks for unqualified
+     * fenced names on this connection: its own ({@code current_schemas(false)}, {@code DATABASE()},
+     * H2's current schema) and {@code fencing.database-guard.schemas}.
+     */
+    public static Set<String> scope(Connection raw, Dialect dialect, FencingConfig config) throws SQLException {
+        return of(dialect).scope(raw, config);
+    }
+
+    /**
+     * Tables that match a configured name outside the guard's schemas, and on MariaDB cascading
+     * parents there: not covered, one line each. A warning: {@link #verify} logs them and does not fail.
+     */
+    public static List<String> uncovered(Connection raw, Dialect dialect, FencingConfig config) throws SQLException {
+        DialectGuard guard = of(dialect);
+        return guard.uncovered(raw, config, guard.targets(raw, config));
+    }
+
+    /**
+     * {@link #problems} as an exception naming each, or nothing when the guard is current; what is
+     * {@link #uncovered} is logged (WARNING) either way.
+     */
     public static void verify(Connection raw, Dialect dialect, FencingConfig config) throws SQLException {
+        for (String warning : uncovered(raw, dialect, config)) {
+            LOG.log(System.Logger.Level.WARNING, "fencing-jdbc: database guard: {0}", warning);
+        }
         List<String> problems = problems(raw, dialect, config);
         if (!problems.isEmpty()) {
             throw new FencingException("the database guard (" + GuardVersion.MARKER + ") is missing or outdated: "

@@ -21,12 +21,33 @@ final class H2Guard implements DialectGuard {
 
     static final String PREFIX = "FENCING_GUARD_";
 
+    private static final String TABLES = "SELECT TABLE_SCHEMA, TABLE_NAME"
+            + " FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_TYPE = 'BASE TABLE' AND LOWER(TABLE_NAME) = ?"
+            + " AND (? OR LOWER(TABLE_SCHEMA) = ?) AND TABLE_SCHEMA <> 'INFORMATION_SCHEMA' ORDER BY 1, 2";
+
     @Override
     public List<GuardTarget> targets(Connection connection, FencingConfig config) throws SQLException {
-        return DialectGuard.configuredTables(connection, config, "SELECT TABLE_SCHEMA, TABLE_NAME"
-                + " FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_TYPE = 'BASE TABLE' AND LOWER(TABLE_NAME) = ?"
-                + " AND (? OR LOWER(TABLE_SCHEMA) = ?) AND TABLE_SCHEMA <> 'INFORMATION_SCHEMA' ORDER BY 1, 2",
-                AlsoGuarded.NOTHING);
+        return DialectGuard.configuredTables(connection, config, scope(connection, config), TABLES,
+                AlsoGuarded.NOTHING, null);
+    }
+
+    @Override
+    public List<String> uncovered(Connection connection, FencingConfig config, List<GuardTarget> targets)
+            throws SQLException {
+        Set<String> scope = scope(connection, config);
+        Set<GuardTarget> outside = new LinkedHashSet<>();
+        DialectGuard.configuredTables(connection, config, scope, TABLES, AlsoGuarded.NOTHING, outside);
+        return outside.stream().map(target -> DialectGuard.notCovered(target, scope)).toList();
+    }
+
+    /**
+     * The connection's current schema. H2 does not expose {@code SCHEMA_SEARCH_PATH} to SQL, so
+     * schemas on it are listed in {@code fencing.database-guard.schemas}.
+     */
+    @Override
+    public List<String> connectionSchemas(Connection connection) throws SQLException {
+        String schema = connection.getSchema();
+        return schema == null ? List.of() : List.of(schema);
     }
 
     static String remarks(GuardTarget target, FencingConfig config) {

@@ -54,19 +54,80 @@ final class MariaDbGuard implements DialectGuard {
     record Cascade(GuardTarget fenced, List<ForeignKey> path) {
     }
 
+    private static final String TABLES = "SELECT TABLE_SCHEMA, TABLE_NAME"
+            + " FROM information_schema.TABLES WHERE TABLE_TYPE = 'BASE TABLE' AND LOWER(TABLE_NAME) = ?"
+            + " AND (? OR LOWER(TABLE_SCHEMA) = ?)"
+            + " AND TABLE_SCHEMA NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys') ORDER BY 1, 2";
+
     @Override
     public List<GuardTarget> targets(Connection connection, FencingConfig config) throws SQLException {
-        return DialectGuard.configuredTables(connection, config, "SELECT TABLE_SCHEMA, TABLE_NAME"
-                + " FROM information_schema.TABLES WHERE TABLE_TYPE = 'BASE TABLE' AND LOWER(TABLE_NAME) = ?"
-                + " AND (? OR LOWER(TABLE_SCHEMA) = ?)"
-                + " AND TABLE_SCHEMA NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys') ORDER BY 1, 2",
-                AlsoGuarded.NOTHING);
+        return DialectGuard.configuredTables(connection, config, scope(connection, config), TABLES,
+                AlsoGuarded.NOTHING, null);
+    }
+
+    /** The connection's current database ({@code DATABASE()}); none when it has none. */
+    @Override
+    public List<String> connectionSchemas(Connection connection) throws SQLException {
+        try (PreparedStatement query = connection.prepareStatement("SELECT DATABASE()");
+             ResultSet rows = query.executeQuery()) {
+            return rows.next() && rows.getString(1) != null ? List.of(rows.getString(1)) : List.of();
+        }
+    }
+
+    /**
+     * Same-named tables in other databases, and cascading parents there: a parent outside the
+     * guard's databases gets no trigger, so a cascade it starts reaches fenced rows unchecked.
+     */
+    @Override
+    public List<String> uncovered(Connection connection, FencingConfig config, List<GuardTarget> targets)
+            throws SQLException {
+        Set<String> scope = scope(connection, config);
+        Set<GuardTarget> outside = new LinkedHashSet<>();
+        DialectGuard.configuredTables(connection, config, scope, TABLES, AlsoGuarded.NOTHING, outside);
+        List<String> uncovered = new ArrayList<>(outside.stream().map(target -> DialectGuard.notCovered(target, scope)).toList());
+        Set<String> parents = new LinkedHashSet<>();
+        Set<String> cascadeScope = cascadeScope(connection, config, targets);
+        for (Event event : List.of(Event.DELETE, Event.UPDATE)) {
+            for (List<Cascade> cascades : cascades(connection, targets, event, null).values()) {
+                for (Cascade cascade : cascades) {
+                    // the link nearest the fenced table whose parent is outside: the first place a check is missing
+                    for (int i = cascade.path().size() - 1; i >= 0; i--) {
+                        ForeignKey key = cascade.path().get(i);
+                        if (!cascadeScope.contains(key.parentSchema().toLowerCase(java.util.Locale.ROOT))) {
+                            if (parents.add(key(key.parentSchema(), key.parent()))) {
+                                uncovered.add("table " + key.parentSchema() + "." + key.parent() + " cascades into fenced table "
+                                        + cascade.fenced().qualified() + " but lies outside the databases the guard covers here "
+                                        + cascadeScope + ": its changes are not covered (list it in fencing.database-guard.schemas)");
+                            }
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        return uncovered;
+    }
+
+    /** Where cascade parents get triggers: the guard's databases and those the configuration names a fenced table in. */
+    private Set<String> cascadeScope(Connection connection, FencingConfig config, List<GuardTarget> targets)
+            throws SQLException {
+        Set<String> scope = scope(connection, config);
+        for (GuardTarget target : targets) {
+            scope.add(target.schema().toLowerCase(java.util.Locale.ROOT));
+        }
+        return scope;
     }
 
     /** Each table that needs a trigger, with the cascades its changes can start. */
-    private Map<String, List<Cascade>> cascades(Connection connection, List<GuardTarget> targets, Event event)
-            throws SQLException {
-        List<ForeignKey> keys = foreignKeys(connection);
+    private Map<String, List<Cascade>> cascades(Connection connection, List<GuardTarget> targets, Event event,
+                                                Set<String> scope) throws SQLException {
+        List<ForeignKey> keys = new ArrayList<>();
+        for (ForeignKey key : foreignKeys(connection)) {
+            // the walk stays inside the guard's databases (scope null: every database, for the report of what is not)
+            if (scope == null || scope.contains(key.parentSchema().toLowerCase(java.util.Locale.ROOT))) {
+                keys.add(key);
+            }
+        }
         Map<String, List<Cascade>> byTop = new LinkedHashMap<>();
         for (GuardTarget fenced : targets) {
             List<List<ForeignKey>> frontier = new ArrayList<>();
@@ -163,8 +224,9 @@ final class MariaDbGuard implements DialectGuard {
             fenced.put(key(target.schema(), target.table()), target);
         }
         List<Trigger> triggers = new ArrayList<>();
+        Set<String> scope = cascadeScope(connection, config, targets);
         for (Event event : Event.values()) {
-            Map<String, List<Cascade>> cascades = event == Event.INSERT ? Map.of() : cascades(connection, targets, event);
+            Map<String, List<Cascade>> cascades = event == Event.INSERT ? Map.of() : cascades(connection, targets, event, scope);
             Set<String> tables = new LinkedHashSet<>(fenced.keySet());
             tables.addAll(cascades.keySet());
             for (String table : tables) {

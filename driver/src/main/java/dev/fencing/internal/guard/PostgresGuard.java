@@ -30,16 +30,42 @@ final class PostgresGuard implements DialectGuard {
     static final String ROW_TRIGGER = "fencing_guard";
     static final String TRUNCATE_TRIGGER = "fencing_guard_truncate";
 
+    private static final String TABLES = "SELECT n.nspname, c.relname, c.relkind"
+            + " FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
+            + " WHERE lower(c.relname) = ? AND (? OR lower(n.nspname) = ?) AND c.relkind IN ('r', 'p')"
+            + " AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg_toast%'"
+            + " AND n.nspname NOT LIKE 'pg_temp%' ORDER BY 1, 2";
+    private static final String CHILDREN = "SELECT n.nspname, c.relname, c.relkind, c.relispartition FROM pg_inherits i"
+            + " JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_namespace n ON n.oid = c.relnamespace"
+            + " WHERE i.inhparent = (quote_ident(?) || '.' || quote_ident(?))::regclass ORDER BY 1, 2";
+
     @Override
     public List<GuardTarget> targets(Connection connection, FencingConfig config) throws SQLException {
-        String children = "SELECT n.nspname, c.relname, c.relkind, c.relispartition FROM pg_inherits i"
-                + " JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_namespace n ON n.oid = c.relnamespace"
-                + " WHERE i.inhparent = (quote_ident(?) || '.' || quote_ident(?))::regclass ORDER BY 1, 2";
-        return DialectGuard.configuredTables(connection, config, "SELECT n.nspname, c.relname, c.relkind"
-                + " FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
-                + " WHERE lower(c.relname) = ? AND (? OR lower(n.nspname) = ?) AND c.relkind IN ('r', 'p')"
-                + " AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg_toast%'"
-                + " ORDER BY 1, 2", (database, target, found) -> addChildren(database, children, target, found));
+        return DialectGuard.configuredTables(connection, config, scope(connection, config), TABLES,
+                (database, target, found) -> addChildren(database, CHILDREN, target, found), null);
+    }
+
+    @Override
+    public List<String> uncovered(Connection connection, FencingConfig config, List<GuardTarget> targets)
+            throws SQLException {
+        Set<String> scope = scope(connection, config);
+        Set<GuardTarget> outside = new LinkedHashSet<>();
+        DialectGuard.configuredTables(connection, config, scope, TABLES,
+                (database, target, found) -> addChildren(database, CHILDREN, target, found), outside);
+        return outside.stream().map(target -> DialectGuard.notCovered(target, scope)).toList();
+    }
+
+    /** The schemas of the connection's {@code search_path} that exist (no implicit ones): {@code current_schemas(false)}. */
+    @Override
+    public List<String> connectionSchemas(Connection connection) throws SQLException {
+        List<String> schemas = new ArrayList<>();
+        try (PreparedStatement query = connection.prepareStatement("SELECT unnest(current_schemas(false))");
+             ResultSet rows = query.executeQuery()) {
+            while (rows.next()) {
+                schemas.add(rows.getString(1));
+            }
+        }
+        return schemas;
     }
 
     /** Partitions and inheritance children, any depth: they hold the table's rows too. */

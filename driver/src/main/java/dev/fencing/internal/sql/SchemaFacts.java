@@ -35,18 +35,31 @@ import java.util.Set;
  */
 final class SchemaFacts {
 
-    static final SchemaFacts NONE = new SchemaFacts(Map.of(), Map.of(), Set.of());
+    static final SchemaFacts NONE = new SchemaFacts(Map.of(), Map.of(), Set.of(), Set.of());
 
     /** Key column sets (folded) per fenced table (folded table name). */
     private final Map<String, List<Set<String>>> keys;
     /** Cascade parents (folded table name): which of their events reach a fenced row, and how. */
     private final Map<String, Cascade> cascadeParents;
     private final Set<String> referenced;
+    /**
+     * With {@code fencing.database-guard=required}: the schemas (MariaDB: databases, folded) where
+     * the guard covers unqualified fenced names, as the connection that taught these facts sees
+     * them ({@code Guards.scope}); empty when unknown or the guard is off.
+     */
+    private final Set<String> guardScope;
 
-    private SchemaFacts(Map<String, List<Set<String>>> keys, Map<String, Cascade> cascadeParents, Set<String> referenced) {
+    private SchemaFacts(Map<String, List<Set<String>>> keys, Map<String, Cascade> cascadeParents, Set<String> referenced,
+                        Set<String> guardScope) {
         this.keys = keys;
         this.cascadeParents = cascadeParents;
         this.referenced = referenced;
+        this.guardScope = guardScope;
+    }
+
+    /** The guard's schemas for unqualified fenced names (folded); empty when unknown. */
+    Set<String> guardScope() {
+        return guardScope;
     }
 
     /** The key column sets of {@code table} (folded names); empty when unknown. */
@@ -164,23 +177,37 @@ final class SchemaFacts {
         for (Located table : fenced) {
             cascadeParents.remove(table.name.toLowerCase(Locale.ROOT)); // a fenced table is fenced already
         }
-        return new SchemaFacts(Map.copyOf(keys), Map.copyOf(cascadeParents), Set.copyOf(referenced));
+        return new SchemaFacts(Map.copyOf(keys), Map.copyOf(cascadeParents), Set.copyOf(referenced),
+                guardScope(connection, config));
+    }
+
+    /** The guard's schemas as {@code connection} sees them; empty when the guard is off or cannot say (fail closed). */
+    private static Set<String> guardScope(Connection connection, FencingConfig config) throws SQLException {
+        if (!config.guardRequired()) {
+            return Set.of();
+        }
+        try {
+            Dialect dialect = Dialect.fromProductName(connection.getMetaData().getDatabaseProductName());
+            return Set.copyOf(dev.fencing.internal.guard.Guards.scope(connection, dialect, config));
+        } catch (dev.fencing.FencingException | RuntimeException unsupported) {
+            return Set.of(); // no guard here: the guard hook refuses what relies on it
+        }
     }
 
     @Override
     public boolean equals(Object other) {
         return other instanceof SchemaFacts that && keys.equals(that.keys) && cascadeParents.equals(that.cascadeParents)
-                && referenced.equals(that.referenced);
+                && referenced.equals(that.referenced) && guardScope.equals(that.guardScope);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(keys, cascadeParents, referenced);
+        return Objects.hash(keys, cascadeParents, referenced, guardScope);
     }
 
     @Override
     public String toString() {
-        return "SchemaFacts[keys=" + keys + ", cascadeParents=" + cascadeParents + ", referenced=" + referenced + "]";
+        return "SchemaFacts[keys=" + keys + ", cascadeParents=" + cascadeParents + ", referenced=" + referenced + ", guardScope=" + guardScope + "]";
     }
 
     /** A table as the metadata names it. */

@@ -402,7 +402,7 @@ public final class StatementAnalyzer {
         analyses.incrementAndGet();
         try {
             Analysis analysis = new Analysis(sql, lexed);
-            FencePlan plan = analysis.run();
+            FencePlan plan = guardScopeChecked(sql, analysis.run(), analysis.tokens, analysis.facts);
             boolean changesSchema = analysis.changesSchema || ((headMask(sql) & HEAD_SCHEMA) != 0 && !isTemporaryTableChange(sql));
             return changesSchema ? plan.withSchemaChange() : plan;
         } catch (RuntimeException | StackOverflowError e) {
@@ -410,6 +410,40 @@ public final class StatementAnalyzer {
             return FencePlan.refused(sql, firstConfiguredTable(), "the statement could not be analysed ("
                     + e + "); it is refused so that nothing unchecked reaches a fenced table; nothing was sent");
         }
+    }
+
+    /**
+     * Issue 27: a form admitted only because the guard checks it is refused when it names a
+     * schema-qualified table that matches an unqualified fenced name outside the schemas the guard
+     * covers ({@link GuardScopeCheck}): no trigger is there to check it.
+     */
+    private FencePlan guardScopeChecked(String sql, FencePlan plan, SqlTokens tokens, SchemaFacts known) {
+        if (!guard || !plan.checkedByGuard() || plan.kind() == FencePlan.Kind.REFUSED) {
+            return plan;
+        }
+        if (tokens == null) {
+            try {
+                tokens = SqlTokens.lex(sql, dialect);
+            } catch (SqlTokens.UnreadableSqlException e) {
+                return FencePlan.refused(sql, firstConfiguredTable(), "the statement could not be read to see"
+                        + " which schemas it names; nothing was sent");
+            }
+        }
+        Set<String> covered = new java.util.HashSet<>(known.guardScope());
+        covered.addAll(config.guardSchemas());
+        for (TableName name : fencedTables.names()) {
+            if (name.schema() != null) {
+                covered.add(name.schema());
+            }
+        }
+        String outside = GuardScopeCheck.uncoveredName(tokens, fencedTables.names(), covered);
+        if (outside == null) {
+            return plan;
+        }
+        return FencePlan.refused(sql, outside, "the statement names " + outside + ", a table of a fenced name"
+                + " outside the schemas the database guard covers here " + new java.util.TreeSet<>(covered)
+                + ": no trigger there checks what this form writes, so it is refused; nothing was sent (list the schema"
+                + " in fencing.database-guard.schemas, or the table schema-qualified in fencing.tables, to guard it)");
     }
 
     /** The analysis of one text; not shared. */

@@ -47,6 +47,34 @@ class GuardCommandTest {
         }
     }
 
+    @Test
+    void verifyWarnsAboutASameNamedTableOutsideTheGuardsSchemasAndStillPasses(@TempDir Path dir) throws Exception {
+        String url = "jdbc:h2:mem:guard_" + UUID.randomUUID().toString().replace("-", "") + ";DB_CLOSE_DELAY=-1";
+        Path config = Files.writeString(dir.resolve("fencing.properties"),
+                "fencing.tables=orders\nfencing.database-guard=required\n");
+        try (Connection keeper = DriverManager.getConnection(url); Statement statement = keeper.createStatement()) {
+            statement.execute("CREATE TABLE orders (id BIGINT PRIMARY KEY, status VARCHAR(20), last_fence BIGINT DEFAULT 0 NOT NULL)");
+            statement.execute("CREATE SCHEMA archive");
+            statement.execute("CREATE TABLE archive.orders (id BIGINT PRIMARY KEY, last_fence BIGINT DEFAULT 0 NOT NULL)");
+
+            assertThat(guard(url, config, "install").status).isZero();
+            Run verify = guard(url, config, "verify");
+            assertThat(verify.status).isZero();
+            assertThat(verify.out).contains("current").contains("warning: table ARCHIVE.ORDERS").contains("not covered");
+            statement.execute("INSERT INTO archive.orders (id) VALUES (1)"); // no trigger there
+
+            Path both = Files.writeString(dir.resolve("both.properties"),
+                    "fencing.tables=orders\nfencing.database-guard=required\nfencing.database-guard.schemas=archive\n");
+            assertThat(guard(url, both, "install").status).isZero();
+            Run covered = guard(url, both, "verify");
+            assertThat(covered.status).isZero();
+            assertThat(covered.out).doesNotContain("warning");
+            assertThatThrownBy(() -> statement.execute("INSERT INTO archive.orders (id) VALUES (2)"))
+                    .isInstanceOf(SQLException.class).satisfies(e -> assertThat(((SQLException) e).getSQLState()).isEqualTo("ZF002"));
+            assertThat(guard(url, both, "remove").status).isZero();
+        }
+    }
+
     private record Run(int status, String out, String err) {
     }
 

@@ -58,7 +58,8 @@ class ConfigKeyTest {
             properties.setProperty("fencing.tables", "orders");
             String spelled = key.key().replace("<table>", "payments");
             String value = key.defaultValue() != null ? key.defaultValue()
-                    : !key.choices().isEmpty() ? key.choices().get(0) : key == ConfigKey.TABLES ? "orders" : "x.properties";
+                    : !key.choices().isEmpty() ? key.choices().get(0) : key == ConfigKey.TABLES ? "orders"
+                    : key.kind() == ConfigKey.Kind.IDENTIFIER_LIST ? "billing, archive" : "x.properties";
             properties.setProperty(spelled, value);
             assertThat(FencingConfig.fromProperties(properties)).as(spelled).isNotNull();
         }
