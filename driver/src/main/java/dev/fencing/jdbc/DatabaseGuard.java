@@ -45,11 +45,15 @@ public final class DatabaseGuard {
         }
     }
 
-    /** Installs (or updates) the guard; idempotent. On PostgreSQL in one transaction. */
+    /**
+     * Installs (or updates) the guard; idempotent. On PostgreSQL in one transaction, which carries
+     * the migration mark; its event triggers only when the role is a superuser (else a WARNING says
+     * so and {@link #verify} reports them missing).
+     */
     public static void install(DataSource raw, FencingConfig config) throws SQLException {
         try (Connection connection = open(raw, config)) {
             Connection database = database(connection);
-            Guards.run(database, Guards.ddl(database, ConnectionContext.dialectOf(database), config));
+            Guards.install(database, ConnectionContext.dialectOf(database), config);
         }
         GuardStates.forget();
     }
@@ -57,7 +61,8 @@ public final class DatabaseGuard {
     /**
      * Checks that every fenced table carries the current guard.
      *
-     * @throws FencingException naming each table (or function) whose guard is missing or outdated
+     * @throws FencingException naming each table (or function) whose guard is missing or outdated, and on
+     *         PostgreSQL each missing or changed event trigger
      */
     public static void verify(DataSource raw, FencingConfig config) throws SQLException {
         try (Connection connection = open(raw, config)) {

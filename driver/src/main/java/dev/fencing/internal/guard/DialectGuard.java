@@ -38,8 +38,25 @@ interface DialectGuard {
     /** The statements that remove it. */
     List<String> remove(Connection connection, List<GuardTarget> targets, FencingConfig config) throws SQLException;
 
-    /** What is missing or outdated, one line per table or object; empty when the guard is current. */
+    /**
+     * What is missing or outdated in what decides how the guard treats writes, one line per table
+     * or object; empty when the guard is current. {@code fencing.database-guard=required} checks this.
+     */
     List<String> problems(Connection connection, List<GuardTarget> targets, FencingConfig config) throws SQLException;
+
+    /**
+     * What is missing or outdated in what refuses DDL that would get past the guard (PostgreSQL's
+     * event triggers); {@code verify} reports it too, {@code required} does not need it.
+     */
+    default List<String> ddlProblems(Connection connection, List<GuardTarget> targets, FencingConfig config)
+            throws SQLException {
+        return List.of();
+    }
+
+    /** The part of {@code ddl} the connection's role may run; says (logged) what it leaves out and why. */
+    default List<String> installable(Connection connection, List<String> ddl) throws SQLException {
+        return ddl;
+    }
 
     /**
      * Where unqualified configured names are looked for: the connection's own schemas, then

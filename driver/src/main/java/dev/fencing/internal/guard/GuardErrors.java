@@ -19,6 +19,10 @@ import java.util.regex.Pattern;
  *   <li>{@code ZF001}: {@code fencing guard: stale fence <n> on <schema.table> holding <m>}
  *       ({@code <m>} is {@code unknown} when the epoch row is missing)</li>
  * </ul>
+ * Each names the migration path: PostgreSQL in the error's {@code HINT}, MariaDB and H2 after the
+ * text in parentheses ({@link #MARIADB_HINT}, {@link #H2_HINT}; on MariaDB cut at 128 characters,
+ * the hint first). PostgreSQL's event trigger refuses DDL with {@code ZF004}
+ * ({@code fencing guard: DDL refused: ..}).
  */
 public final class GuardErrors {
 
@@ -26,6 +30,17 @@ public final class GuardErrors {
     static final String NO_FENCE = PREFIX + "no fence in session for ";
     static final String STALE = PREFIX + "stale fence ";
     static final String TRUNCATE = PREFIX + "TRUNCATE of fenced table ";
+    static final String DDL = PREFIX + "DDL refused: ";
+
+    /** PostgreSQL: the {@code HINT} of every guard error. */
+    static final String POSTGRES_HINT = "a migration marks its transaction: SELECT set_config('fencing.migration',"
+            + " '<reason>', true), or uses DatabaseGuard.migrate";
+    /** MariaDB: appended to the message text, which MariaDB cuts at 128 characters. */
+    static final String MARIADB_HINT = " (migration: DatabaseGuard.migrate or SET @fencing_migration)";
+    /** H2: appended to the message text. */
+    static final String H2_HINT = " (a migration sets @FENCING_MIGRATION = '<reason>' or uses DatabaseGuard.migrate)";
+    /** MariaDB's limit for {@code SIGNAL .. MESSAGE_TEXT}. */
+    static final int MARIADB_MESSAGE_LIMIT = 128;
 
     private static final Pattern STALE_TEXT = Pattern.compile(
             "fencing guard: stale fence (-?\\d+) on (\\S+?) holding (-?\\d+|unknown)");

@@ -9,7 +9,7 @@ package dev.fencing.internal.guard;
 final class GuardVersion {
 
     /** Raise whenever the trigger logic changes. */
-    static final int VERSION = 1;
+    static final int VERSION = 2;
 
     static final String MARKER = "fencing-guard v" + VERSION;
 

@@ -36,6 +36,12 @@ public final class Guards {
         return guard.install(raw, guard.targets(raw, config), config);
     }
 
+    /** Installs (or upgrades) the guard: what {@link #ddl} returns and the role may run, in one transaction. */
+    public static void install(Connection raw, Dialect dialect, FencingConfig config) throws SQLException {
+        DialectGuard guard = of(dialect);
+        run(raw, guard.installable(raw, guard.install(raw, guard.targets(raw, config), config)));
+    }
+
     public static List<String> removal(Connection raw, Dialect dialect, FencingConfig config) throws SQLException {
         DialectGuard guard = of(dialect);
         return guard.remove(raw, guard.targets(raw, config), config);
@@ -102,14 +108,17 @@ public final class Guards {
     }
 
     /**
-     * {@link #problems} as an exception naming each, or nothing when the guard is current; what is
-     * {@link #uncovered} is logged (WARNING) either way.
+     * {@link #problems} and what refuses DDL past the guard (PostgreSQL's event triggers) as an
+     * exception naming each, or nothing when the guard is current; what is {@link #uncovered} is
+     * logged (WARNING) either way.
      */
     public static void verify(Connection raw, Dialect dialect, FencingConfig config) throws SQLException {
         for (String warning : uncovered(raw, dialect, config)) {
             LOG.log(System.Logger.Level.WARNING, "fencing-jdbc: database guard: {0}", warning);
         }
         List<String> problems = problems(raw, dialect, config);
+        DialectGuard guard = of(dialect);
+        problems.addAll(guard.ddlProblems(raw, guard.targets(raw, config), config));
         if (!problems.isEmpty()) {
             throw new FencingException("the database guard (" + GuardVersion.MARKER + ") is missing or outdated: "
                     + String.join("; ", problems) + ". Install it with DatabaseGuard.install(..) or"

@@ -89,6 +89,9 @@ final class H2Guard implements DialectGuard {
         String sql = "SELECT JAVA_CLASS, REMARKS, EVENT_OBJECT_TABLE, EVENT_MANIPULATION, ACTION_TIMING"
                 + " FROM INFORMATION_SCHEMA.TRIGGERS WHERE TRIGGER_SCHEMA = ? AND TRIGGER_NAME = ?";
         for (GuardTarget target : targets) {
+            if (target.mode() == FencingConfig.Mode.ROW) {
+                checkColumn(connection, target, config, problems);
+            }
             String where = "table " + target.qualified() + ": trigger " + PREFIX + target.table();
             try (PreparedStatement query = connection.prepareStatement(sql)) {
                 query.setString(1, target.schema());
@@ -112,6 +115,25 @@ final class H2Guard implements DialectGuard {
             }
         }
         return problems;
+    }
+
+    /** The trigger reads the fence column as a number and writes a long into it: it must be BIGINT. */
+    private static void checkColumn(Connection connection, GuardTarget target, FencingConfig config, List<String> problems)
+            throws SQLException {
+        try (PreparedStatement query = connection.prepareStatement("SELECT DATA_TYPE FROM INFORMATION_SCHEMA.COLUMNS"
+                + " WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND UPPER(COLUMN_NAME) = UPPER(?)")) {
+            query.setString(1, target.schema());
+            query.setString(2, target.table());
+            query.setString(3, config.column());
+            try (ResultSet rows = query.executeQuery()) {
+                String where = "table " + target.qualified() + ": fence column " + config.column();
+                if (!rows.next()) {
+                    problems.add(where + " is missing");
+                } else if (!"BIGINT".equalsIgnoreCase(rows.getString(1))) {
+                    problems.add(where + " is " + rows.getString(1) + ", not BIGINT");
+                }
+            }
+        }
     }
 
     static String ident(String name) {

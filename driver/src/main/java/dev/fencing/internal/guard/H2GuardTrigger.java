@@ -55,7 +55,7 @@ public final class H2GuardTrigger implements Trigger {
         }
         String label = schema + "." + table;
         if (fence == null || (current.epoch() && lock == null)) {
-            throw new SQLException(GuardErrors.NO_FENCE + label, "ZF002");
+            throw new SQLException(GuardErrors.NO_FENCE + label + GuardErrors.H2_HINT, "ZF002");
         }
         long sessionFence = ((Number) (fence instanceof Number ? fence : Long.parseLong(fence.toString()))).longValue();
         if (current.epoch()) {
@@ -90,7 +90,8 @@ public final class H2GuardTrigger implements Trigger {
     }
 
     private static SQLException stale(long sessionFence, String label, String holding) {
-        return new SQLException(GuardErrors.STALE + sessionFence + " on " + label + " holding " + holding, "ZF001");
+        return new SQLException(GuardErrors.STALE + sessionFence + " on " + label + " holding " + holding + GuardErrors.H2_HINT,
+                "ZF001");
     }
 
     private Settings settings(Connection connection) throws SQLException {

@@ -231,7 +231,9 @@ final class MariaDbGuard implements DialectGuard {
             tables.addAll(cascades.keySet());
             for (String table : tables) {
                 String[] parts = table.split("\u0000", 2);
-                String body = body(fenced.get(table), cascades.getOrDefault(table, List.of()), event, config);
+                GuardTarget own = fenced.get(table);
+                String record = own == null || own.mode() == FencingConfig.Mode.EPOCH ? null : record(connection, own, config);
+                String body = body(own, record, cascades.getOrDefault(table, List.of()), event, config);
                 triggers.add(new Trigger(parts[0], parts[1], event, name(parts[1], event), body));
             }
         }
@@ -276,6 +278,17 @@ final class MariaDbGuard implements DialectGuard {
     public List<String> problems(Connection connection, List<GuardTarget> targets, FencingConfig config)
             throws SQLException {
         List<String> problems = new ArrayList<>();
+        for (GuardTarget target : targets) {
+            if (target.mode() == FencingConfig.Mode.ROW) {
+                String[] column = column(connection, target, config);
+                String where = "table " + target.qualified() + ": fence column " + config.column();
+                if (column == null) {
+                    problems.add(where + " is missing");
+                } else if (!"bigint".equalsIgnoreCase(column[0])) {
+                    problems.add(where + " is " + column[0] + ", not bigint");
+                }
+            }
+        }
         String sql = "SELECT EVENT_OBJECT_SCHEMA, EVENT_OBJECT_TABLE, ACTION_TIMING, EVENT_MANIPULATION, ACTION_STATEMENT"
                 + " FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = ? AND TRIGGER_NAME = ?";
         for (Trigger trigger : triggers(connection, targets, config)) {
@@ -287,10 +300,18 @@ final class MariaDbGuard implements DialectGuard {
                     if (!rows.next()) {
                         problems.add(where + " is missing");
                     } else if (!rows.getString(2).equals(trigger.table()) || !"BEFORE".equals(rows.getString(3))
-                            || !trigger.event().name().equals(rows.getString(4))
-                            || !normalized(trigger.body()).equals(normalized(rows.getString(5)))) {
-                        problems.add(where + " is outdated (not the " + GuardVersion.MARKER
-                                + " text for this configuration and these foreign keys)");
+                            || !trigger.event().name().equals(rows.getString(4))) {
+                        problems.add(where + " runs " + rows.getString(3) + " " + rows.getString(4) + " on "
+                                + rows.getString(1) + "." + rows.getString(2) + ", not BEFORE " + trigger.event().name()
+                                + " on " + trigger.schema() + "." + trigger.table());
+                    } else if (!normalized(trigger.body()).equals(normalized(rows.getString(5)))) {
+                        String recorded = recorded(rows.getString(5));
+                        String now = recorded(trigger.body());
+                        problems.add(recorded != null && now != null && !recorded.equals(now)
+                                ? where + " records another fence column than the table has: installed for \"" + recorded
+                                        + "\", now \"" + now + "\" (dropped and added again? install again after changing it)"
+                                : where + " is outdated (not the " + GuardVersion.MARKER
+                                        + " text for this configuration and these foreign keys)");
                     }
                 }
             }
@@ -298,17 +319,65 @@ final class MariaDbGuard implements DialectGuard {
         return problems;
     }
 
+    /** The fence column line a trigger body recorded, or null. */
+    private static String recorded(String body) {
+        if (body == null) {
+            return null;
+        }
+        for (String line : body.split("\n")) {
+            String trimmed = line.trim();
+            if (trimmed.startsWith("-- fence column ")) {
+                return trimmed.substring(3);
+            }
+        }
+        return null;
+    }
+
     private static String normalized(String body) {
         return body == null ? "" : body.replaceAll("\\s+", " ").trim();
     }
 
-    private static String body(GuardTarget own, List<Cascade> cascades, Event event, FencingConfig config) {
+    /**
+     * The fence column as install found it: type, position, nullability, default. MariaDB has no DDL
+     * triggers; a column dropped and added again (its values reset) shows here as a new position or
+     * definition, so {@code verify} compares it with what the trigger recorded.
+     */
+    static String record(Connection connection, GuardTarget target, FencingConfig config) throws SQLException {
+        String[] column = column(connection, target, config);
+        return "fence column " + ident(config.column()) + ": " + (column == null ? "missing" : column[1]);
+    }
+
+    /** The fence column now: {@code DATA_TYPE} and its description; null when it is missing. */
+    private static String[] column(Connection connection, GuardTarget target, FencingConfig config) throws SQLException {
+        try (PreparedStatement query = connection.prepareStatement("SELECT DATA_TYPE, COLUMN_TYPE, ORDINAL_POSITION,"
+                + " IS_NULLABLE, COLUMN_DEFAULT FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?"
+                + " AND COLUMN_NAME = ?")) {
+            query.setString(1, target.schema());
+            query.setString(2, target.table());
+            query.setString(3, config.column());
+            try (ResultSet rows = query.executeQuery()) {
+                if (!rows.next()) {
+                    return null;
+                }
+                String described = rows.getString(2) + ", position " + rows.getInt(3) + ", "
+                        + ("NO".equals(rows.getString(4)) ? "NOT NULL" : "NULL") + ", "
+                        + (rows.getString(5) == null ? "no default" : "DEFAULT " + rows.getString(5));
+                return new String[] {rows.getString(1), described.replace("\n", " ").replace("\r", " ")};
+            }
+        }
+    }
+
+    private static String body(GuardTarget own, String record, List<Cascade> cascades, Event event, FencingConfig config) {
         StringBuilder sql = new StringBuilder();
         sql.append("BEGIN\n")
                 .append("  DECLARE fencing_newest BIGINT DEFAULT NULL;\n")
                 .append("  DECLARE fencing_message VARCHAR(128) DEFAULT NULL;\n")
                 .append("  DECLARE CONTINUE HANDLER FOR NOT FOUND SET fencing_newest = NULL;\n")
-                .append("  -- ").append(GuardVersion.MARKER).append(": written by fencing-jdbc, checked by DatabaseGuard.verify\n")
+                .append("  -- ").append(GuardVersion.MARKER).append(": written by fencing-jdbc, checked by DatabaseGuard.verify\n");
+        if (record != null) {
+            sql.append("  -- ").append(record).append('\n');
+        }
+        sql
                 .append("  IF COALESCE(@fencing_migration, '') = '' THEN\n");
         if (own != null) {
             String label = own.qualified();
@@ -337,13 +406,20 @@ final class MariaDbGuard implements DialectGuard {
 
     private static String noFence(String label) {
         return "    IF @fencing_fence IS NULL THEN\n"
-                + "      SIGNAL SQLSTATE 'ZF002' SET MESSAGE_TEXT = " + literal(GuardErrors.NO_FENCE + label) + ";\n"
+                + "      SIGNAL SQLSTATE 'ZF002' SET MESSAGE_TEXT = " + literal(missingMessage(label)) + ";\n"
                 + "    END IF;\n";
+    }
+
+    /** The text ZF002 raises: the table first, the migration hint after it, cut to MariaDB's 128 characters. */
+    static String missingMessage(String label) {
+        String text = GuardErrors.NO_FENCE + label + GuardErrors.MARIADB_HINT;
+        return text.length() <= GuardErrors.MARIADB_MESSAGE_LIMIT ? text : text.substring(0, GuardErrors.MARIADB_MESSAGE_LIMIT);
     }
 
     private static String signalStale(String label, String holding) {
         return "      SET fencing_message = LEFT(CONCAT(" + literal(GuardErrors.STALE) + ", @fencing_fence, "
-                + literal(" on " + label + " holding ") + ", COALESCE(" + holding + ", 'unknown')), 128);\n"
+                + literal(" on " + label + " holding ") + ", COALESCE(" + holding + ", 'unknown'), "
+                + literal(GuardErrors.MARIADB_HINT) + "), " + GuardErrors.MARIADB_MESSAGE_LIMIT + ");\n"
                 + "      SIGNAL SQLSTATE 'ZF001' SET MESSAGE_TEXT = fencing_message;\n";
     }
 

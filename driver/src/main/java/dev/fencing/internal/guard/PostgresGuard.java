@@ -7,8 +7,12 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -19,16 +23,45 @@ import java.util.Set;
  * meet its trigger; {@code COPY FROM} fires row triggers too.
  *
  * <p>The session holds the fence in the custom settings {@code fencing.fence} and
- * {@code fencing.lock} ({@code set_config(.., false)}); {@code fencing.migration} names a
- * sanctioned migration that may write without a fence.
+ * {@code fencing.lock}; {@code fencing.migration} names a sanctioned migration that may write
+ * without a fence.
+ *
+ * <p>DDL can change rows without row triggers (a table rewrite), move rows out of a fenced table
+ * ({@code DETACH PARTITION}, {@code NO INHERIT}) or switch the guard off ({@code DISABLE TRIGGER},
+ * {@code ALTER FUNCTION .. SET}). When the installing role is a superuser, three event triggers
+ * ({@link #EVENT_TRIGGERS}) running {@code fencing_guard_ddl()} refuse such DDL on fenced tables
+ * (those carrying a {@code fencing_guard} trigger) with {@code ZF004}, unless the transaction
+ * carries the migration mark: the function records at {@code ddl_command_start} what the guard
+ * of every fenced table depends on (its triggers, their functions, the fence column, the
+ * inheritance links, the guard's functions) and refuses at {@code ddl_command_end} a command that
+ * changed any of it for a table that still exists; {@code table_rewrite} of a fenced table is
+ * refused outright. Install and remove mark their own transaction.
  */
 final class PostgresGuard implements DialectGuard {
+
+    private static final System.Logger LOG = System.getLogger(Guards.class.getName());
 
     static final String ROW_FUNCTION = "fencing_guard_row";
     static final String EPOCH_FUNCTION = "fencing_guard_epoch";
     static final String TRUNCATE_FUNCTION = "fencing_guard_truncate";
     static final String ROW_TRIGGER = "fencing_guard";
     static final String TRUNCATE_TRIGGER = "fencing_guard_truncate";
+    static final String DDL_FUNCTION = "fencing_guard_ddl";
+    /** The event triggers, database-wide, and the event each fires on. */
+    static final Map<String, String> EVENT_TRIGGERS = eventTriggers();
+    /** Install and remove run DDL on guarded tables: their transaction carries the migration mark. */
+    static final String MARK = "SELECT set_config('fencing.migration', 'fencing-jdbc DatabaseGuard install or remove', true)";
+    /** {@code pg_trigger.tgtype}: ROW | BEFORE | INSERT | DELETE | UPDATE, and BEFORE | TRUNCATE. */
+    private static final int ROW_TRIGGER_TYPE = 1 | 2 | 4 | 8 | 16;
+    private static final int TRUNCATE_TRIGGER_TYPE = 2 | 32;
+
+    private static Map<String, String> eventTriggers() {
+        Map<String, String> triggers = new LinkedHashMap<>();
+        triggers.put("fencing_guard_ddl_start", "ddl_command_start");
+        triggers.put("fencing_guard_ddl_end", "ddl_command_end");
+        triggers.put("fencing_guard_ddl_rewrite", "table_rewrite");
+        return Map.copyOf(triggers);
+    }
 
     private static final String TABLES = "SELECT n.nspname, c.relname, c.relkind"
             + " FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
@@ -89,8 +122,13 @@ final class PostgresGuard implements DialectGuard {
     }
 
     @Override
-    public List<String> install(Connection connection, List<GuardTarget> targets, FencingConfig config) {
+    public List<String> install(Connection connection, List<GuardTarget> targets, FencingConfig config)
+            throws SQLException {
         List<String> ddl = new ArrayList<>();
+        if (targets.isEmpty()) {
+            return ddl;
+        }
+        ddl.add(MARK);
         Set<String> schemas = new LinkedHashSet<>();
         for (GuardTarget target : targets) {
             if (schemas.add(target.schema())) {
@@ -107,20 +145,108 @@ final class PostgresGuard implements DialectGuard {
                 String function = target.mode() == FencingConfig.Mode.EPOCH ? EPOCH_FUNCTION : ROW_FUNCTION;
                 ddl.add("DROP TRIGGER IF EXISTS " + ROW_TRIGGER + " ON " + table);
                 ddl.add("CREATE TRIGGER " + ROW_TRIGGER + " BEFORE INSERT OR UPDATE OR DELETE ON " + table
-                        + " FOR EACH ROW EXECUTE FUNCTION " + schema + "." + function + "()");
+                        + " FOR EACH ROW EXECUTE FUNCTION " + schema + "." + function + "(" + argument(target, config) + ")");
                 ddl.add("ALTER TABLE " + table + " ENABLE ALWAYS TRIGGER " + ROW_TRIGGER);
             }
             ddl.add("DROP TRIGGER IF EXISTS " + TRUNCATE_TRIGGER + " ON " + table);
             ddl.add("CREATE TRIGGER " + TRUNCATE_TRIGGER + " BEFORE TRUNCATE ON " + table
                     + " FOR EACH STATEMENT EXECUTE FUNCTION " + schema + "." + TRUNCATE_FUNCTION + "()");
             ddl.add("ALTER TABLE " + table + " ENABLE ALWAYS TRIGGER " + TRUNCATE_TRIGGER);
+            ddl.add("COMMENT ON TRIGGER " + TRUNCATE_TRIGGER + " ON " + table + " IS "
+                    + literal(record(connection, target, config)));
+        }
+        String home = ident(targets.get(0).schema());
+        ddl.add(eventFunction(home));
+        for (Map.Entry<String, String> trigger : orderedEventTriggers()) {
+            ddl.add("DROP EVENT TRIGGER IF EXISTS " + trigger.getKey());
+            ddl.add("CREATE EVENT TRIGGER " + trigger.getKey() + " ON " + trigger.getValue() + " EXECUTE FUNCTION "
+                    + home + "." + DDL_FUNCTION + "()");
+            ddl.add("ALTER EVENT TRIGGER " + trigger.getKey() + " ENABLE ALWAYS");
         }
         return ddl;
+    }
+
+    private static List<Map.Entry<String, String>> orderedEventTriggers() {
+        return EVENT_TRIGGERS.entrySet().stream().sorted(Map.Entry.comparingByKey()).toList();
+    }
+
+    /** Event triggers need a superuser: without one, install leaves them out and says so. */
+    @Override
+    public List<String> installable(Connection connection, List<String> ddl) throws SQLException {
+        if (superuser(connection)) {
+            return ddl;
+        }
+        LOG.log(System.Logger.Level.WARNING, "fencing-jdbc: the database guard is installed without its event"
+                + " triggers ({0}): creating them needs a superuser, and {1} is none. DDL that rewrites, detaches or"
+                + " disables the guard of a fenced table is not refused, and DatabaseGuard.verify reports them missing;"
+                + " have a superuser run `guard .. install` (or the `print` output) once to add them.",
+                String.join(", ", EVENT_TRIGGERS.keySet().stream().sorted().toList()), user(connection));
+        return ddl.stream().filter(sql -> !needsSuperuser(sql)).toList();
+    }
+
+    static boolean needsSuperuser(String sql) {
+        return sql.contains(" EVENT TRIGGER ") || sql.contains(" " + DDL_FUNCTION + "() RETURNS event_trigger ");
+    }
+
+    private static boolean superuser(Connection connection) throws SQLException {
+        try (PreparedStatement query = connection.prepareStatement(
+                "SELECT rolsuper FROM pg_catalog.pg_roles WHERE rolname = current_user");
+             ResultSet rows = query.executeQuery()) {
+            return rows.next() && rows.getBoolean(1);
+        }
+    }
+
+    private static String user(Connection connection) throws SQLException {
+        try (PreparedStatement query = connection.prepareStatement("SELECT current_user");
+             ResultSet rows = query.executeQuery()) {
+            rows.next();
+            return rows.getString(1);
+        }
+    }
+
+    /** The row trigger's argument names the fence column, so that the event trigger can find it. */
+    private static String argument(GuardTarget target, FencingConfig config) {
+        return target.mode() == FencingConfig.Mode.EPOCH ? "" : literal(config.column());
+    }
+
+    /** The fence column as install found it (type, position, nullability, default): the truncate trigger's comment. */
+    static String record(Connection connection, GuardTarget target, FencingConfig config) throws SQLException {
+        if (target.mode() == FencingConfig.Mode.EPOCH) {
+            return GuardVersion.MARKER + ": epoch mode, no fence column";
+        }
+        return GuardVersion.MARKER + ": fence column " + ident(config.column()) + " "
+                + Objects.requireNonNullElse(column(connection, target, config)[1], "missing");
+    }
+
+    /** The fence column now: its type name ({@code format_type}) and description; nulls when it is missing. */
+    private static String[] column(Connection connection, GuardTarget target, FencingConfig config) throws SQLException {
+        try (PreparedStatement query = connection.prepareStatement("SELECT a.atttypid = 'pg_catalog.int8'::pg_catalog.regtype,"
+                + " pg_catalog.format('%s, position %s, %s, %s', pg_catalog.format_type(a.atttypid, a.atttypmod), a.attnum,"
+                + " CASE WHEN a.attnotnull THEN 'NOT NULL' ELSE 'NULL' END,"
+                + " coalesce('DEFAULT ' || pg_catalog.pg_get_expr(d.adbin, d.adrelid), 'no default')),"
+                + " pg_catalog.format_type(a.atttypid, a.atttypmod)"
+                + " FROM pg_catalog.pg_attribute a LEFT JOIN pg_catalog.pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum"
+                + " WHERE a.attrelid = (pg_catalog.quote_ident(?) || '.' || pg_catalog.quote_ident(?))::pg_catalog.regclass"
+                + " AND a.attname = ? AND a.attnum > 0 AND NOT a.attisdropped")) {
+            query.setString(1, target.schema());
+            query.setString(2, target.table());
+            query.setString(3, config.column());
+            try (ResultSet rows = query.executeQuery()) {
+                if (!rows.next()) {
+                    return new String[] {null, null, null};
+                }
+                return new String[] {rows.getBoolean(1) ? "bigint" : rows.getString(3), rows.getString(2), rows.getString(3)};
+            }
+        }
     }
 
     @Override
     public List<String> remove(Connection connection, List<GuardTarget> targets, FencingConfig config) {
         List<String> ddl = new ArrayList<>();
+        if (targets.isEmpty()) {
+            return ddl;
+        }
+        ddl.add(MARK);
         Set<String> schemas = new LinkedHashSet<>();
         for (GuardTarget target : targets) {
             String table = ident(target.schema()) + "." + ident(target.table());
@@ -130,9 +256,18 @@ final class PostgresGuard implements DialectGuard {
             ddl.add("DROP TRIGGER IF EXISTS " + TRUNCATE_TRIGGER + " ON " + table);
             schemas.add(target.schema());
         }
+        // The event triggers cover the whole database: they go with the last guarded table
+        StringBuilder drop = new StringBuilder("DO $fencing$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_trigger"
+                + " WHERE tgname = '" + ROW_TRIGGER + "') THEN");
+        for (Map.Entry<String, String> trigger : orderedEventTriggers()) {
+            drop.append(" DROP EVENT TRIGGER IF EXISTS ").append(trigger.getKey()).append(';');
+        }
+        drop.append(" END IF; EXCEPTION WHEN insufficient_privilege THEN RAISE WARNING 'fencing-jdbc: the guard''s"
+                + " event triggers stay: dropping them needs a superuser'; END $fencing$");
+        ddl.add(drop.toString());
         for (String schema : schemas) {
             // RESTRICT: a function still used by a table fenced under another configuration stays
-            for (String function : List.of(ROW_FUNCTION, EPOCH_FUNCTION, TRUNCATE_FUNCTION)) {
+            for (String function : List.of(ROW_FUNCTION, EPOCH_FUNCTION, TRUNCATE_FUNCTION, DDL_FUNCTION)) {
                 ddl.add("DO $fencing$ BEGIN DROP FUNCTION IF EXISTS " + ident(schema) + "." + function
                         + "() RESTRICT; EXCEPTION WHEN dependent_objects_still_exist THEN NULL; END $fencing$");
             }
@@ -144,59 +279,142 @@ final class PostgresGuard implements DialectGuard {
     public List<String> problems(Connection connection, List<GuardTarget> targets, FencingConfig config)
             throws SQLException {
         List<String> problems = new ArrayList<>();
-        String functionSql = "SELECT p.prosrc FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
-                + " WHERE n.nspname = ? AND p.proname = ? AND p.pronargs = 0";
-        String triggerSql = "SELECT t.tgenabled, p.proname, pn.nspname FROM pg_trigger t"
-                + " JOIN pg_proc p ON p.oid = t.tgfoid JOIN pg_namespace pn ON pn.oid = p.pronamespace"
-                + " WHERE t.tgrelid = (quote_ident(?) || '.' || quote_ident(?))::regclass AND t.tgname = ?";
+        String triggerSql = "SELECT t.tgenabled, p.proname, pn.nspname, t.tgtype, t.tgqual IS NOT NULL,"
+                + " pg_catalog.array_length(t.tgattr::int2[], 1), pg_catalog.encode(t.tgargs, 'hex'),"
+                + " pg_catalog.obj_description(t.oid, 'pg_trigger') FROM pg_catalog.pg_trigger t"
+                + " JOIN pg_catalog.pg_proc p ON p.oid = t.tgfoid JOIN pg_catalog.pg_namespace pn ON pn.oid = p.pronamespace"
+                + " WHERE t.tgrelid = (pg_catalog.quote_ident(?) || '.' || pg_catalog.quote_ident(?))::pg_catalog.regclass"
+                + " AND t.tgname = ?";
         Set<String> schemasChecked = new LinkedHashSet<>();
         for (GuardTarget target : targets) {
             if (schemasChecked.add(target.schema())) {
-                checkFunction(connection, functionSql, target.schema(), ROW_FUNCTION, rowBody(config), problems);
-                checkFunction(connection, functionSql, target.schema(), EPOCH_FUNCTION, epochBody(config), problems);
-                checkFunction(connection, functionSql, target.schema(), TRUNCATE_FUNCTION, truncateBody(), problems);
+                checkFunction(connection, target.schema(), ROW_FUNCTION, "trigger", rowBody(config), problems);
+                checkFunction(connection, target.schema(), EPOCH_FUNCTION, "trigger", epochBody(config), problems);
+                checkFunction(connection, target.schema(), TRUNCATE_FUNCTION, "trigger", truncateBody(), problems);
             }
             String function = target.mode() == FencingConfig.Mode.EPOCH ? EPOCH_FUNCTION : ROW_FUNCTION;
-            checkTrigger(connection, triggerSql, target, ROW_TRIGGER, function, problems);
-            checkTrigger(connection, triggerSql, target, TRUNCATE_TRIGGER, TRUNCATE_FUNCTION, problems);
+            String argument = target.mode() == FencingConfig.Mode.EPOCH ? "" : hex(config.column());
+            checkTrigger(connection, triggerSql, target, ROW_TRIGGER, function, ROW_TRIGGER_TYPE, argument, null, problems);
+            checkTrigger(connection, triggerSql, target, TRUNCATE_TRIGGER, TRUNCATE_FUNCTION, TRUNCATE_TRIGGER_TYPE, "",
+                    record(connection, target, config), problems);
+            if (target.mode() == FencingConfig.Mode.ROW) {
+                String[] column = column(connection, target, config);
+                String where = "table " + target.qualified() + ": fence column " + config.column();
+                if (column[0] == null) {
+                    problems.add(where + " is missing");
+                } else if (!"bigint".equals(column[0])) {
+                    problems.add(where + " is " + column[0] + ", not bigint");
+                }
+            }
         }
         return problems;
     }
 
-    private static void checkFunction(Connection connection, String sql, String schema, String function, String body,
+    /** The event triggers: missing ones are a problem of their own, since install needs a superuser for them. */
+    @Override
+    public List<String> ddlProblems(Connection connection, List<GuardTarget> targets, FencingConfig config)
+            throws SQLException {
+        List<String> problems = new ArrayList<>();
+        if (targets.isEmpty()) {
+            return problems;
+        }
+        String sql = "SELECT e.evtevent, e.evtenabled, e.evttags IS NOT NULL, n.nspname, p.proname"
+                + " FROM pg_catalog.pg_event_trigger e JOIN pg_catalog.pg_proc p ON p.oid = e.evtfoid"
+                + " JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace WHERE e.evtname = ?";
+        Set<String> functionSchemas = new LinkedHashSet<>();
+        for (Map.Entry<String, String> trigger : orderedEventTriggers()) {
+            String where = "database: event trigger " + trigger.getKey();
+            try (PreparedStatement query = connection.prepareStatement(sql)) {
+                query.setString(1, trigger.getKey());
+                try (ResultSet rows = query.executeQuery()) {
+                    if (!rows.next()) {
+                        problems.add(where + " is missing, so DDL that rewrites, detaches or disables the guard of a"
+                                + " fenced table is not refused (installing it needs a superuser)");
+                    } else if (!trigger.getValue().equals(rows.getString(1)) || rows.getBoolean(3)) {
+                        problems.add(where + " is outdated (not ON " + trigger.getValue() + " for every command)");
+                    } else if (!"A".equals(rows.getString(2))) {
+                        problems.add(where + " is not enabled ALWAYS (evtenabled=" + rows.getString(2) + ")");
+                    } else if (!DDL_FUNCTION.equals(rows.getString(5))) {
+                        problems.add(where + " runs " + rows.getString(4) + "." + rows.getString(5) + "(), not "
+                                + DDL_FUNCTION + "()");
+                    } else {
+                        functionSchemas.add(rows.getString(4));
+                    }
+                }
+            }
+        }
+        for (String schema : functionSchemas) {
+            checkFunction(connection, schema, DDL_FUNCTION, "event_trigger", eventBody(), problems);
+        }
+        return problems;
+    }
+
+    /** A guard function: its text, and nothing around it that changes what it does. */
+    private static void checkFunction(Connection connection, String schema, String function, String returns, String body,
                                       List<String> problems) throws SQLException {
+        String sql = "SELECT p.prosrc, p.proconfig, p.prosecdef, l.lanname, p.prorettype::pg_catalog.regtype::text"
+                + " FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace"
+                + " JOIN pg_catalog.pg_language l ON l.oid = p.prolang"
+                + " WHERE n.nspname = ? AND p.proname = ? AND p.pronargs = 0";
         try (PreparedStatement query = connection.prepareStatement(sql)) {
             query.setString(1, schema);
             query.setString(2, function);
             try (ResultSet rows = query.executeQuery()) {
+                String where = "schema " + schema + ": function " + function + "()";
                 if (!rows.next()) {
-                    problems.add("schema " + schema + ": function " + function + "() is missing");
+                    problems.add(where + " is missing");
+                    return;
+                }
+                java.sql.Array settings = rows.getArray(2);
+                if (settings != null) {
+                    problems.add(where + " has settings of its own (" + Arrays.toString((Object[]) settings.getArray())
+                            + "), which override the session's");
+                }
+                if (rows.getBoolean(3)) {
+                    problems.add(where + " is SECURITY DEFINER, not SECURITY INVOKER");
+                }
+                if (!"plpgsql".equals(rows.getString(4)) || !returns.equals(rows.getString(5))) {
+                    problems.add(where + " is " + rows.getString(4) + " returning " + rows.getString(5) + ", not plpgsql"
+                            + " returning " + returns);
                 } else if (!body.equals(rows.getString(1))) {
-                    problems.add("schema " + schema + ": function " + function + "() is outdated (not the "
-                            + GuardVersion.MARKER + " text for this configuration)");
+                    problems.add(where + " is outdated (not the " + GuardVersion.MARKER + " text for this configuration)");
                 }
             }
         }
     }
 
     private static void checkTrigger(Connection connection, String sql, GuardTarget target, String trigger,
-                                     String function, List<String> problems) throws SQLException {
+                                     String function, int type, String argument, String record, List<String> problems)
+            throws SQLException {
         try (PreparedStatement query = connection.prepareStatement(sql)) {
             query.setString(1, target.schema());
             query.setString(2, target.table());
             query.setString(3, trigger);
             try (ResultSet rows = query.executeQuery()) {
+                String where = "table " + target.qualified() + ": trigger " + trigger;
                 if (!rows.next()) {
-                    problems.add("table " + target.qualified() + ": trigger " + trigger + " is missing");
+                    problems.add(where + " is missing");
                 } else if (!"A".equals(rows.getString(1))) {
-                    problems.add("table " + target.qualified() + ": trigger " + trigger
-                            + " is not enabled ALWAYS (tgenabled=" + rows.getString(1) + ")");
+                    problems.add(where + " is not enabled ALWAYS (tgenabled=" + rows.getString(1) + ")");
                 } else if (!function.equals(rows.getString(2)) || !target.schema().equals(rows.getString(3))) {
-                    problems.add("table " + target.qualified() + ": trigger " + trigger + " runs "
-                            + rows.getString(3) + "." + rows.getString(2) + "(), not " + target.schema() + "." + function + "()");
+                    problems.add(where + " runs " + rows.getString(3) + "." + rows.getString(2) + "(), not "
+                            + target.schema() + "." + function + "()");
+                } else if (rows.getInt(4) != type || rows.getBoolean(5) || rows.getInt(6) > 0
+                        || !argument.equals(rows.getString(7))) {
+                    problems.add(where + " is outdated (not BEFORE every " + (type == TRUNCATE_TRIGGER_TYPE ? "TRUNCATE"
+                            : "INSERT, UPDATE and DELETE of every row") + " without a WHEN condition, as "
+                            + GuardVersion.MARKER + " creates it)");
+                } else if (record != null && !record.equals(rows.getString(8))) {
+                    problems.add(where + " records another fence column than the table has: installed for \""
+                            + rows.getString(8) + "\", now \"" + record + "\" (install again after changing it)");
                 }
             }
         }
+    }
+
+    /** {@code pg_trigger.tgargs} of one argument, as {@code encode(.., 'hex')} shows it. */
+    private static String hex(String argument) {
+        return java.util.HexFormat.of().formatHex((argument + "\u0000").getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
 
     private static String function(String schema, String name, String body) {
@@ -218,7 +436,7 @@ final class PostgresGuard implements DialectGuard {
                 + "  END IF;\n"
                 + "  IF session_fence IS NULL THEN\n"
                 + "    RAISE EXCEPTION USING ERRCODE = 'ZF002', MESSAGE = '" + GuardErrors.NO_FENCE
-                + "' || TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME;\n"
+                + "' || TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME, HINT = " + HINT + ";\n"
                 + "  END IF;\n";
     }
 
@@ -230,7 +448,7 @@ final class PostgresGuard implements DialectGuard {
                 + "    row_fence := OLD." + column + ";\n"
                 + "    IF row_fence " + stale + " session_fence THEN\n"
                 + "      RAISE EXCEPTION USING ERRCODE = 'ZF001', MESSAGE = '" + GuardErrors.STALE + "' || session_fence"
-                + " || ' on ' || TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME || ' holding ' || row_fence;\n"
+                + " || ' on ' || TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME || ' holding ' || row_fence, HINT = " + HINT + ";\n"
                 + "    END IF;\n"
                 + "  END IF;\n"
                 + "  IF TG_OP = 'DELETE' THEN RETURN OLD; END IF;\n"
@@ -243,12 +461,12 @@ final class PostgresGuard implements DialectGuard {
         return prologue()
                 + "  IF session_lock IS NULL THEN\n"
                 + "    RAISE EXCEPTION USING ERRCODE = 'ZF002', MESSAGE = '" + GuardErrors.NO_FENCE
-                + "' || TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME;\n"
+                + "' || TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME, HINT = " + HINT + ";\n"
                 + "  END IF;\n"
                 + "  SELECT fence INTO row_fence FROM " + config.epochTable() + " WHERE lock_name = session_lock FOR SHARE;\n"
                 + "  IF row_fence IS NULL OR row_fence > session_fence THEN\n"
                 + "    RAISE EXCEPTION USING ERRCODE = 'ZF001', MESSAGE = '" + GuardErrors.STALE + "' || session_fence"
-                + " || ' on ' || TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME || ' holding ' || coalesce(row_fence::text, 'unknown');\n"
+                + " || ' on ' || TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME || ' holding ' || coalesce(row_fence::text, 'unknown'), HINT = " + HINT + ";\n"
                 + "  END IF;\n"
                 + "  IF TG_OP = 'DELETE' THEN RETURN OLD; END IF;\n"
                 + "  RETURN NEW;\n"
@@ -262,11 +480,104 @@ final class PostgresGuard implements DialectGuard {
                 + "  IF coalesce(current_setting('fencing.migration', true), '') <> '' THEN RETURN NULL; END IF;\n"
                 + "  IF nullif(current_setting('fencing.fence', true), '') IS NULL THEN\n"
                 + "    RAISE EXCEPTION USING ERRCODE = 'ZF002', MESSAGE = '" + GuardErrors.NO_FENCE
-                + "' || TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME;\n"
+                + "' || TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME, HINT = " + HINT + ";\n"
                 + "  END IF;\n"
                 + "  RAISE EXCEPTION USING ERRCODE = 'ZF003', MESSAGE = '" + GuardErrors.TRUNCATE + "'"
-                + " || TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME || ' cannot carry the fence check; delete the rows instead';\n"
+                + " || TG_TABLE_SCHEMA || '.' || TG_TABLE_NAME || ' cannot carry the fence check; delete the rows instead', HINT = " + HINT + ";\n"
                 + "END\n";
+    }
+
+    private static String eventFunction(String schema) {
+        return "CREATE OR REPLACE FUNCTION " + schema + "." + DDL_FUNCTION + "() RETURNS event_trigger LANGUAGE plpgsql"
+                + " AS $fencing$" + eventBody() + "$fencing$";
+    }
+
+    /**
+     * The event triggers' function. Each state line is {@code <refs>|<text>}: the relations
+     * ({@code rel:<oid>}) or schemas ({@code ns:<oid>}) it belongs to, then what it says. A line
+     * that changed during a command is refused when anything it belongs to still exists: dropping a
+     * whole fenced table (or schema) is allowed, changing the guard of one that stays is not.
+     */
+    static String eventBody() {
+        String refuse = "    RAISE EXCEPTION USING ERRCODE = 'ZF004', HINT = " + HINT + ",\n      MESSAGE = '" + GuardErrors.DDL + "'";
+        return "\n-- " + GuardVersion.MARKER + ": written by fencing-jdbc, checked by DatabaseGuard.verify\n"
+                + "DECLARE\n"
+                + "  state text[];\n"
+                + "  before text[];\n"
+                + "  changed text;\n"
+                + "BEGIN\n"
+                + "  IF coalesce(current_setting('fencing.migration', true), '') <> '' THEN RETURN; END IF;\n"
+                + "  IF TG_EVENT = 'table_rewrite' THEN\n"
+                + "    IF EXISTS (SELECT 1 FROM pg_catalog.pg_trigger WHERE tgname = '" + ROW_TRIGGER + "'\n"
+                + "               AND tgrelid = pg_catalog.pg_event_trigger_table_rewrite_oid()) THEN\n"
+                + refuse + " || TG_TAG || ' would rewrite fenced table '\n"
+                + "        || pg_catalog.pg_event_trigger_table_rewrite_oid()::pg_catalog.regclass || ' without its row triggers';\n"
+                + "    END IF;\n"
+                + "    RETURN;\n"
+                + "  END IF;\n"
+                // a dropped event trigger function takes the event triggers with it: no ddl_command_end follows
+                + "  IF TG_EVENT = 'ddl_command_start' AND TG_TAG IN ('DROP FUNCTION', 'DROP ROUTINE')\n"
+                + "     AND pg_catalog.current_query() ~* 'fencing_guard' THEN\n"
+                + refuse + " || TG_TAG || ' names a function of the guard';\n"
+                + "  END IF;\n"
+                + "  WITH fenced AS (SELECT DISTINCT tgrelid AS rel FROM pg_catalog.pg_trigger WHERE tgname = '" + ROW_TRIGGER + "')\n"
+                + "  SELECT pg_catalog.array_agg(line ORDER BY line) INTO state FROM (\n"
+                + "    SELECT pg_catalog.format('rel:%s|table %I.%I (relkind %s)', c.oid, n.nspname, c.relname, c.relkind) AS line\n"
+                + "      FROM fenced f JOIN pg_catalog.pg_class c ON c.oid = f.rel\n"
+                + "      JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace\n"
+                + "    UNION ALL\n"
+                + "    SELECT pg_catalog.format('rel:%s|trigger %I on %s: enabled %s, type %s, runs %s, arguments %s, when %s, columns %s',\n"
+                + "             t.tgrelid, t.tgname, t.tgrelid::pg_catalog.regclass, t.tgenabled, t.tgtype,\n"
+                + "             t.tgfoid::pg_catalog.regprocedure, pg_catalog.encode(t.tgargs, 'hex'), t.tgqual IS NOT NULL, t.tgattr)\n"
+                + "      FROM pg_catalog.pg_trigger t JOIN fenced f ON f.rel = t.tgrelid WHERE t.tgname LIKE 'fencing\\_guard%'\n"
+                + "    UNION ALL\n"
+                + "    SELECT pg_catalog.format('rel:%s|fence column %I of %s: %s', t.tgrelid, arg.name, t.tgrelid::pg_catalog.regclass,\n"
+                + "             coalesce(pg_catalog.format('position %s, type %s, not null %s, default %s', a.attnum,\n"
+                + "               a.atttypid::pg_catalog.regtype, a.attnotnull, pg_catalog.pg_get_expr(d.adbin, d.adrelid)), 'missing'))\n"
+                + "      FROM pg_catalog.pg_trigger t\n"
+                + "      CROSS JOIN LATERAL (SELECT pg_catalog.convert_from(substring(t.tgargs FROM 1\n"
+                + "               FOR position('\\x00'::bytea IN t.tgargs) - 1), 'UTF8') AS name) arg\n"
+                + "      LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = t.tgrelid AND a.attname = arg.name AND NOT a.attisdropped\n"
+                + "      LEFT JOIN pg_catalog.pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum\n"
+                + "      WHERE t.tgname = '" + ROW_TRIGGER + "' AND t.tgnargs > 0\n"
+                + "    UNION ALL\n"
+                + "    SELECT pg_catalog.format('rel:%s,rel:%s|%s inherits from %s', i.inhrelid, i.inhparent,\n"
+                + "             i.inhrelid::pg_catalog.regclass, i.inhparent::pg_catalog.regclass)\n"
+                + "      FROM pg_catalog.pg_inherits i\n"
+                + "      WHERE i.inhrelid IN (SELECT rel FROM fenced) OR i.inhparent IN (SELECT rel FROM fenced)\n"
+                + "    UNION ALL\n"
+                + "    SELECT pg_catalog.format('ns:%s|function %I.%I(): language %s, security definer %s, settings %s, text %s',\n"
+                + "             p.pronamespace, n.nspname, p.proname, l.lanname, p.prosecdef, p.proconfig, pg_catalog.md5(p.prosrc))\n"
+                + "      FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace\n"
+                + "      JOIN pg_catalog.pg_language l ON l.oid = p.prolang\n"
+                + "      WHERE p.proname LIKE 'fencing\\_guard%'\n"
+                + "         OR p.oid IN (SELECT tgfoid FROM pg_catalog.pg_trigger WHERE tgname LIKE 'fencing\\_guard%')\n"
+                + "  ) lines;\n"
+                + "  IF TG_EVENT = 'ddl_command_start' THEN\n"
+                + "    PERFORM pg_catalog.set_config('fencing.ddl_state', pg_catalog.to_jsonb(coalesce(state, '{}'))::text, true);\n"
+                + "    RETURN;\n"
+                + "  END IF;\n"
+                + "  IF coalesce(current_setting('fencing.ddl_state', true), '') = '' THEN RETURN; END IF;\n"
+                + "  SELECT pg_catalog.array_agg(v) INTO before\n"
+                + "    FROM pg_catalog.jsonb_array_elements_text(current_setting('fencing.ddl_state', true)::jsonb) v;\n"
+                + "  PERFORM pg_catalog.set_config('fencing.ddl_state', '', true);\n"
+                + "  SELECT pg_catalog.string_agg(CASE WHEN line = ANY (coalesce(before, '{}')) THEN 'was ' ELSE 'now ' END\n"
+                + "           || pg_catalog.split_part(line, '|', 2), '; ' ORDER BY pg_catalog.split_part(line, '|', 2)) INTO changed\n"
+                + "    FROM ((SELECT pg_catalog.unnest(before) EXCEPT SELECT pg_catalog.unnest(state))\n"
+                + "          UNION (SELECT pg_catalog.unnest(state) EXCEPT SELECT pg_catalog.unnest(before))) d(line)\n"
+                + "    WHERE EXISTS (SELECT 1 FROM pg_catalog.unnest(pg_catalog.string_to_array(pg_catalog.split_part(line, '|', 1), ',')) r(ref)\n"
+                + "      WHERE (ref LIKE 'rel:%' AND EXISTS (SELECT 1 FROM pg_catalog.pg_class WHERE oid = pg_catalog.substr(ref, 5)::oid))\n"
+                + "         OR (ref LIKE 'ns:%' AND EXISTS (SELECT 1 FROM pg_catalog.pg_namespace WHERE oid = pg_catalog.substr(ref, 4)::oid)));\n"
+                + "  IF changed IS NOT NULL THEN\n"
+                + refuse + " || TG_TAG || ' would change the guard of a fenced table: ' || changed;\n"
+                + "  END IF;\n"
+                + "END\n";
+    }
+
+    private static final String HINT = literal(GuardErrors.POSTGRES_HINT);
+
+    static String literal(String text) {
+        return "'" + text.replace("'", "''") + "'";
     }
 
     static String ident(String name) {

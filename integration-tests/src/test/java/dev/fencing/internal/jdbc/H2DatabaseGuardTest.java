@@ -97,4 +97,16 @@ public class H2DatabaseGuardTest extends DatabaseGuardContract {
         }
         org.assertj.core.api.Assertions.assertThat(order(1)).isEqualTo("paid@6");
     }
+    @org.junit.jupiter.api.Test
+    void verifyNamesAFenceColumnOfAnotherTypeAndTriggerErrorsNameTheMigrationPath() throws Exception {
+        SQLException missing = org.assertj.core.api.Assertions.catchThrowableOfType(SQLException.class,
+                () -> sql("UPDATE orders SET status = 'x' WHERE id = 1"));
+        org.assertj.core.api.Assertions.assertThat(missing.getMessage())
+                .contains("fencing guard: no fence in session for PUBLIC.ORDERS")
+                .contains("(a migration sets @FENCING_MIGRATION = '<reason>' or uses DatabaseGuard.migrate)");
+        sql("ALTER TABLE orders ALTER COLUMN last_fence SET DATA TYPE INTEGER");
+        org.assertj.core.api.Assertions.assertThat(org.assertj.core.api.Assertions.catchThrowableOfType(
+                dev.fencing.FencingException.class, () -> dev.fencing.jdbc.DatabaseGuard.verify(raw(), config())).getMessage())
+                .contains("fence column last_fence is INTEGER, not BIGINT");
+    }
 }

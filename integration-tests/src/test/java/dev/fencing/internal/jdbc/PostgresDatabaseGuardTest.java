@@ -5,7 +5,8 @@ import dev.fencing.jdbc.FencingDataSource;
 
 import dev.fencing.Fence;
 import dev.fencing.FencingConfig;
-import dev.fencing.testing.TestDatabase;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.postgresql.PGConnection;
 
@@ -22,14 +23,26 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-/** The database guard on PostgreSQL, in a schema of its own. */
-@TestDatabase(TestDatabase.Kind.POSTGRESQL)
+/**
+ * The database guard on PostgreSQL, in a database of its own: install adds event triggers, which
+ * cover a whole database.
+ */
 class PostgresDatabaseGuardTest extends DatabaseGuardContract {
 
-    private final DataSource database;
+    private static OwnPostgresDatabase own;
+    private static DataSource database;
 
-    PostgresDatabaseGuardTest(DataSource database) {
-        this.database = database;
+    @BeforeAll
+    static void createDatabase() throws SQLException {
+        own = OwnPostgresDatabase.create();
+        database = own.schema("guarded");
+    }
+
+    @AfterAll
+    static void dropDatabase() throws SQLException {
+        if (own != null) {
+            own.close();
+        }
     }
 
     @Override
@@ -39,7 +52,7 @@ class PostgresDatabaseGuardTest extends DatabaseGuardContract {
 
     @Override
     String schema() {
-        return ScratchAreas.name(database);
+        return "guarded";
     }
 
     @Override
@@ -204,7 +217,10 @@ class PostgresDatabaseGuardTest extends DatabaseGuardContract {
                 SQLException refused = catchThrowableOfType(SQLException.class, () -> sql(write));
                 assertThat(refused.getSQLState()).as(write).isEqualTo("ZF002");
             }
-            sql("DROP TRIGGER fencing_guard ON legacy_2020");
+            assertThat(catchThrowableOfType(SQLException.class, () -> sql("DROP TRIGGER fencing_guard ON legacy_2020"))
+                    .getSQLState()).isEqualTo("ZF004");
+            sql("BEGIN", "SELECT set_config('fencing.migration', 'test: drop a child''s trigger', true)",
+                    "DROP TRIGGER fencing_guard ON legacy_2020", "COMMIT");
             assertThat(catchThrowableOfType(dev.fencing.FencingException.class,
                     () -> DatabaseGuard.verify(raw(), partitioned)).getMessage()).contains("legacy_2020");
         } finally {
