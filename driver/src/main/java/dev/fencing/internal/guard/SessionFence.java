@@ -29,6 +29,7 @@ public abstract sealed class SessionFence permits SessionFence.TransactionLocal,
 
     final Connection database;
     private PreparedStatement setter;
+    private PreparedStatement setterClearingTheSession;
     private PreparedStatement clearer;
 
     private SessionFence(Connection database) {
@@ -64,6 +65,28 @@ public abstract sealed class SessionFence permits SessionFence.TransactionLocal,
     }
 
     /**
+     * {@link #set}, and in the same statement {@link #clearSession}: PostgreSQL keeps the cleared
+     * session-level values only when the transaction commits (a rollback restores them), so the
+     * caller counts the session clean only after a commit. MariaDB/H2: {@link #set} already
+     * replaces the session's values.
+     */
+    public final void setAndClearSession(long fence, String lock) throws SQLException {
+        String text = setAndClearSessionText();
+        if (text == null) {
+            set(fence, lock);
+            return;
+        }
+        if (setterClearingTheSession == null) {
+            setterClearingTheSession = database.prepareStatement(text);
+        }
+        bind(setterClearingTheSession, fence, lock);
+        setterClearingTheSession.execute();
+    }
+
+    /** The text of {@link #setAndClearSession}, or null when {@link #set} clears the session already. */
+    abstract String setAndClearSessionText();
+
+    /**
      * Empties every value the triggers read at the session's own level: PostgreSQL's session-level
      * settings (a raw script's {@code set_config(.., false)}), MariaDB's and H2's variables.
      */
@@ -82,7 +105,7 @@ public abstract sealed class SessionFence permits SessionFence.TransactionLocal,
 
     /** Closes the prepared texts (the connection is leaving the driver). */
     public final void close() {
-        for (PreparedStatement statement : new PreparedStatement[] {setter, clearer}) {
+        for (PreparedStatement statement : new PreparedStatement[] {setter, setterClearingTheSession, clearer}) {
             if (statement != null) {
                 try {
                     statement.close();
@@ -92,6 +115,7 @@ public abstract sealed class SessionFence permits SessionFence.TransactionLocal,
             }
         }
         setter = null;
+        setterClearingTheSession = null;
         clearer = null;
     }
 
@@ -117,6 +141,14 @@ public abstract sealed class SessionFence permits SessionFence.TransactionLocal,
         String clearText() {
             return "SELECT set_config('fencing.fence', '', false), set_config('fencing.lock', '', false),"
                     + " set_config('fencing.migration', '', false)";
+        }
+
+        @Override
+        String setAndClearSessionText() {
+            // the session-level values first: a later set_config(.., true) in the transaction wins over them
+            return "SELECT set_config('fencing.fence', '', false), set_config('fencing.lock', '', false),"
+                    + " set_config('fencing.migration', '', false), set_config('fencing.fence', ?, true),"
+                    + " set_config('fencing.lock', ?, true), set_config('fencing.migration', '', true)";
         }
 
         @Override
@@ -151,6 +183,11 @@ public abstract sealed class SessionFence permits SessionFence.TransactionLocal,
         @Override
         String clearText() {
             return clearText;
+        }
+
+        @Override
+        String setAndClearSessionText() {
+            return null;
         }
 
         @Override

@@ -25,10 +25,11 @@ import java.util.Objects;
  * {@code set_config(.., true)} inside its transaction: in the application's transaction once per
  * transaction and fence; in auto-commit inside a short transaction the hook opens around the
  * statement and commits after it (two extra round trips: the set, sent with BEGIN, and the COMMIT).
- * The first statement of a hold that runs in auto-commit clears the session-level values a raw
- * script may have left ({@code set_config(.., false)}), once. What the hook knows of the
- * transaction-local values is only a saving: it is forgotten at every end of a transaction, every
- * failure and every rollback to a savepoint, and then set again.
+ * Session-level values a raw script may have left ({@code set_config(.., false)}) are cleared once
+ * per hold: by the first statement without a fence in auto-commit, or with the first set, kept
+ * when its transaction commits. What the hook knows of the transaction-local values is only a
+ * saving: it is forgotten at every end of a transaction, every failure and every rollback to a
+ * savepoint, and then set again.
  *
  * <p><b>MariaDB, H2</b> (session variables): set when they differ from what this connection set
  * last (forgotten after any failure), and cleared by {@link #release} before the connection leaves
@@ -51,6 +52,8 @@ final class GuardHook implements SendHook {
     private long knownIn;
     /** PostgreSQL: the session-level values were cleared in this hold. */
     private boolean sessionClean;
+    /** PostgreSQL: the open transaction cleared them; they stay cleared when it commits. */
+    private boolean sessionCleanAtCommit;
     /** PostgreSQL: the short transaction opened around an auto-commit statement is open. */
     private boolean shortTransaction;
     /** The last statement ran in a short transaction (its failure may need explaining). */
@@ -127,14 +130,18 @@ final class GuardHook implements SendHook {
 
     private void beforeSendTransactionLocal(FencePlan plan, long fence, String lock)
             throws SQLException {
+        boolean carried = fence != 0 && plan != null && plan.carriesTheFence();
         if (!transaction.inTransaction()) {
-            if (!sessionClean) {
-                // a raw script's session-level mark or fence must not cover what this hold sends
-                session.clearSession();
-                sessionClean = true;
+            if (carried) {
+                // its own text hands the fence over, and its transaction ends with it
+                return;
             }
-            if (fence == 0 || plan != null && plan.carriesTheFence()) {
-                // nothing to hand over, or the text carries it
+            if (fence == 0) {
+                if (!sessionClean) {
+                    // a raw script's session-level mark or fence must not cover what this hold sends
+                    session.clearSession();
+                    sessionClean = true;
+                }
                 return;
             }
             database.setAutoCommit(false);
@@ -146,8 +153,7 @@ final class GuardHook implements SendHook {
         if (known && knownIn != transaction.generation()) {
             known = false;
         }
-        if (plan != null && plan.carriesTheFence() && fence != 0
-                && known && (knownFence == fence || knownFence == 0) && sessionClean) {
+        if (carried && known && (knownFence == fence || knownFence == 0)) {
             // the text sets the same fence itself; nothing it evaluates first sees another one
             knownFence = fence;
             return;
@@ -163,6 +169,11 @@ final class GuardHook implements SendHook {
      * happened, leaves them unknown.
      */
     private void transactionEnded(TransactionState.End end) {
+        if (end == TransactionState.End.COMMITTED && sessionCleanAtCommit) {
+            sessionClean = true;
+        }
+        // a rollback, to a savepoint too, restores what the transaction cleared
+        sessionCleanAtCommit = false;
         if (end == TransactionState.End.COMMITTED || end == TransactionState.End.ROLLED_BACK) {
             known = sessionClean;
             knownFence = 0;
@@ -179,7 +190,13 @@ final class GuardHook implements SendHook {
 
     private void set(long fence, String lock) throws SQLException {
         known = false;
-        session.set(fence, lock);
+        if (session.transactionLocal() && !sessionClean) {
+            // a raw script's session-level values go too, for good once this transaction commits
+            session.setAndClearSession(fence, lock);
+            sessionCleanAtCommit = true;
+        } else {
+            session.set(fence, lock);
+        }
         known = true;
         knownFence = fence;
         knownLock = lock;
