@@ -25,6 +25,8 @@ final class BatchLog {
     private long[] epochFences;
     private String epochTable;
     private boolean controlsTransaction;
+    /** How many entries hand their fence to the database guard's trigger in their own text. */
+    private int carrying;
 
     /**
      * Records the next entry of the batch; only fenced entries are kept. An entry that writes an
@@ -38,6 +40,9 @@ final class BatchLog {
             }
         }
         controlsTransaction |= plan.controlsTransaction();
+        if (plan.carriesTheFence()) {
+            carrying++;
+        }
         size++;
     }
 
@@ -59,7 +64,11 @@ final class BatchLog {
         epochLocks.add(lock);
     }
 
-    /** How many distinct (lock, fence) pairs the entries writing epoch-mode tables carry. */
+    /** True when every entry hands its fence to the database guard's trigger in its own text. */
+    boolean everyEntryCarriesTheFence() {
+        return size > 0 && carrying == size;
+    }
+
     /** The fenced table of the first fenced entry, or null when no entry writes a fenced table. */
     String firstFencedTable() {
         return fenced.isEmpty() ? null : fenced.get(0).plan().fencedTable();

@@ -345,7 +345,7 @@ public final class EpochGuard {
             }
         }
         if (!transaction.inTransaction()) {
-            database.setAutoCommit(false);
+            ShortTransaction.open(database);
             shortTransaction = true;
         }
         try {
@@ -373,46 +373,7 @@ public final class EpochGuard {
 
     private void endShortTransaction(Throwable failure) throws SQLException {
         shortTransaction = false;
-        SQLException problem = null;
-        boolean committed = false;
-        boolean rolledBack = false;
-        try {
-            if (failure == null) {
-                database.commit();
-                committed = true;
-            } else {
-                database.rollback();
-                rolledBack = true;
-            }
-        } catch (SQLException e) {
-            problem = e;
-            if (failure == null) {
-                try {
-                    database.rollback();
-                    rolledBack = true;
-                } catch (SQLException again) {
-                    e.addSuppressed(again);
-                }
-            }
-        } finally {
-            if (committed) {
-                transaction.afterCommit(true);
-            } else {
-                transaction.afterRollback(rolledBack);
-            }
-            try {
-                database.setAutoCommit(true);
-            } catch (SQLException e) {
-                if (problem == null) {
-                    problem = e;
-                } else {
-                    problem.addSuppressed(e);
-                }
-            }
-        }
-        if (problem != null) {
-            throw problem;
-        }
+        ShortTransaction.end(database, transaction, failure);
     }
 
     /**

@@ -50,6 +50,11 @@ final class GuardHook implements SendHook {
     private String knownLock;
     /** PostgreSQL: the transaction generation the known values belong to. */
     private long knownIn;
+    /**
+     * PostgreSQL: the generation of the transaction in which this hook last set the values (which
+     * also empties the migration mark and hides session-level values for that transaction).
+     */
+    private long neutralisedIn = -1;
     /** PostgreSQL: the session-level values were cleared in this hold. */
     private boolean sessionClean;
     /** PostgreSQL: the open transaction cleared them; they stay cleared when it commits. */
@@ -65,6 +70,10 @@ final class GuardHook implements SendHook {
         this.database = database;
         this.transaction = transaction;
         if (session != null && session.transactionLocal()) {
+            // a new hold starts with no transaction-local values: the last holder's ended with its
+            // transaction, or were emptied when it closed the connection
+            known = true;
+            knownIn = transaction.generation();
             transaction.addListener(this::transactionEnded);
         }
     }
@@ -97,14 +106,28 @@ final class GuardHook implements SendHook {
     public void beforeSend(FencePlan plan, String fencedTable, TransactionText.Effect effect, long fence, String lock)
             throws SQLException {
         refuseWithoutTheGuard(plan, fencedTable);
-        ranInShortTransaction = false;
-        if (session == null || controlsTransactionOnly(effect)) {
+        if (!controlsTransactionOnly(effect)) {
             // BEGIN, COMMIT, ROLLBACK, savepoints write no row: nothing to hand over
+            handOver(plan != null && plan.carriesTheFence(), fence, lock);
+        }
+    }
+
+    @Override
+    public void beforeBatch(String fencedTable, boolean everyEntryCarriesTheFence, long fence, String lock)
+            throws SQLException {
+        refuseWithoutTheGuard(null, fencedTable);
+        handOver(everyEntryCarriesTheFence, fence, lock);
+    }
+
+    /** Makes the triggers see {@code fence}/{@code lock} for what is sent next; {@code carried}: its text does. */
+    private void handOver(boolean carried, long fence, String lock) throws SQLException {
+        ranInShortTransaction = false;
+        if (session == null) {
             return;
         }
         try {
             if (session.transactionLocal()) {
-                beforeSendTransactionLocal(plan, fence, lock);
+                handOverTransactionLocal(carried && fence != 0, fence, lock);
             } else if (!matches(fence, lock)) {
                 set(fence, lock);
             }
@@ -128,9 +151,7 @@ final class GuardHook implements SendHook {
         }
     }
 
-    private void beforeSendTransactionLocal(FencePlan plan, long fence, String lock)
-            throws SQLException {
-        boolean carried = fence != 0 && plan != null && plan.carriesTheFence();
+    private void handOverTransactionLocal(boolean carried, long fence, String lock) throws SQLException {
         if (!transaction.inTransaction()) {
             if (carried) {
                 // its own text hands the fence over, and its transaction ends with it
@@ -144,29 +165,33 @@ final class GuardHook implements SendHook {
                 }
                 return;
             }
-            database.setAutoCommit(false);
+            ShortTransaction.open(database);
             shortTransaction = true;
             ranInShortTransaction = true;
             set(fence, lock);
             return;
         }
-        if (known && knownIn != transaction.generation()) {
+        long generation = transaction.generation();
+        if (known && knownIn != generation) {
             known = false;
         }
-        if (carried && known && (knownFence == fence || knownFence == 0)) {
-            // the text sets the same fence itself; nothing it evaluates first sees another one
-            knownFence = fence;
+        if (carried) {
+            if (known && (knownFence == fence || knownFence == 0)) {
+                // the text sets the same fence itself; nothing it evaluates first sees another one
+                knownFence = fence;
+            } else {
+                set(fence, lock);
+            }
             return;
         }
-        if (!matches(fence, lock)) {
+        if (!matches(fence, lock) || !sessionClean && neutralisedIn != generation) {
             set(fence, lock);
         }
     }
 
     /**
-     * A transaction ended: its transaction-local values with it. A whole end leaves none (when no
-     * session-level value can show through); a rollback to a savepoint, or an end that may not have
-     * happened, leaves them unknown.
+     * A transaction ended: its transaction-local values with it. A whole end leaves none; a rollback
+     * to a savepoint, or an end that may not have happened, leaves them unknown.
      */
     private void transactionEnded(TransactionState.End end) {
         if (end == TransactionState.End.COMMITTED && sessionCleanAtCommit) {
@@ -175,7 +200,7 @@ final class GuardHook implements SendHook {
         // a rollback, to a savepoint too, restores what the transaction cleared
         sessionCleanAtCommit = false;
         if (end == TransactionState.End.COMMITTED || end == TransactionState.End.ROLLED_BACK) {
-            known = sessionClean;
+            known = true;
             knownFence = 0;
             knownLock = null;
             knownIn = transaction.generation();
@@ -201,6 +226,7 @@ final class GuardHook implements SendHook {
         knownFence = fence;
         knownLock = lock;
         knownIn = transaction.generation();
+        neutralisedIn = knownIn;
     }
 
     @Override
@@ -226,38 +252,7 @@ final class GuardHook implements SendHook {
     private void endShortTransaction(Throwable failure) throws SQLException {
         shortTransaction = false;
         known = false;
-        SQLException problem = null;
-        boolean committed = false;
-        boolean rolledBack = false;
-        try {
-            if (failure == null) {
-                database.commit();
-                committed = true;
-            } else {
-                database.rollback();
-                rolledBack = true;
-            }
-        } catch (SQLException e) {
-            problem = e;
-        } finally {
-            if (committed) {
-                transaction.afterCommit(true);
-            } else {
-                transaction.afterRollback(rolledBack);
-            }
-            try {
-                database.setAutoCommit(true);
-            } catch (SQLException e) {
-                if (problem == null) {
-                    problem = e;
-                } else {
-                    problem.addSuppressed(e);
-                }
-            }
-        }
-        if (problem != null) {
-            throw problem;
-        }
+        ShortTransaction.end(database, transaction, failure);
     }
 
     @Override
@@ -272,7 +267,9 @@ final class GuardHook implements SendHook {
             if (session.transactionLocal()) {
                 // a transaction left open keeps its values until it ends: end them now, in case
                 // whoever gets the connection next goes on in that transaction
-                if ((!known || knownFence != 0 || knownLock != null) && transaction.inTransaction()) {
+                boolean none = known && knownIn == transaction.generation() && knownFence == 0 && knownLock == null;
+                if (!none && !Boolean.FALSE.equals(PostgresTransactionStatus.open(database))
+                        && transaction.inTransaction()) {
                     try {
                         session.set(0, null);
                     } catch (SQLException e) {

@@ -367,7 +367,7 @@ final class Pipeline {
                 epoch.claimBeforeBatch(log, e.fence, e.lock);
             }
             if (sendHook != null) {
-                sendHook.beforeSend(null, fencedTable, TransactionText.Effect.NONE, e.fence, e.lock);
+                sendHook.beforeBatch(fencedTable, log != null && log.everyEntryCarriesTheFence(), e.fence, e.lock);
             }
             if (epoch != null) {
                 epoch.beforeBatch(log, e.fence, e.lock);

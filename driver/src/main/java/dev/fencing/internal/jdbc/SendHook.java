@@ -41,6 +41,17 @@ interface SendHook {
         beforeSend(fence, lock);
     }
 
+    /**
+     * Before a batch is sent: {@code fencedTable} is its first fenced entry's table (null: none
+     * writes one); {@code everyEntryCarriesTheFence} when each entry's own text hands its fence to
+     * the guard's trigger. By default {@link #beforeSend(FencePlan, String, TransactionText.Effect, long, String)}
+     * without a plan.
+     */
+    default void beforeBatch(String fencedTable, boolean everyEntryCarriesTheFence, long fence, String lock)
+            throws SQLException {
+        beforeSend(null, fencedTable, TransactionText.Effect.NONE, fence, lock);
+    }
+
     /** Before a text is prepared (nothing runs yet): refuses what must not be prepared. */
     default void beforePrepare(FencePlan plan) throws SQLException {
     }
