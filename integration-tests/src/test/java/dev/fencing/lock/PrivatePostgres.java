@@ -22,7 +22,7 @@ import java.util.stream.Stream;
  * <p>When the JVM runs as root, the server runs as the {@code postgres} user (PostgreSQL
  * refuses to run as root).
  */
-final class PrivatePostgres implements AutoCloseable {
+public final class PrivatePostgres implements AutoCloseable {
 
     private final Path bin;
     private final Path root;
@@ -46,7 +46,7 @@ final class PrivatePostgres implements AutoCloseable {
      *
      * @throws org.opentest4j.TestAbortedException when no PostgreSQL server binaries are installed
      */
-    static PrivatePostgres start(String... settings) throws IOException {
+    public static PrivatePostgres start(String... settings) throws IOException {
         Path bin = findBin();
         boolean root = "root".equals(System.getProperty("user.name"));
         Path dir = Files.createTempDirectory("fencing-pg-");
@@ -96,8 +96,13 @@ final class PrivatePostgres implements AutoCloseable {
         return found;
     }
 
-    String jdbcUrl() {
+    public String jdbcUrl() {
         return "jdbc:postgresql://127.0.0.1:" + port + "/postgres?user=postgres";
+    }
+
+    /** The server's log ({@code pg_ctl -l}): what {@code log_statement} and the like write. */
+    public Path log() {
+        return root.resolve("server.log");
     }
 
     /** Stops the server as a crash would ({@code pg_ctl stop -m immediate}: no checkpoint, no WAL flush). */
