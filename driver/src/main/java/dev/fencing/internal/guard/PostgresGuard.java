@@ -495,8 +495,10 @@ final class PostgresGuard implements DialectGuard {
     /**
      * The event triggers' function. Each state line is {@code <refs>|<text>}: the relations
      * ({@code rel:<oid>}) or schemas ({@code ns:<oid>}) it belongs to, then what it says. A line
-     * that changed during a command is refused when anything it belongs to still exists: dropping a
-     * whole fenced table (or schema) is allowed, changing the guard of one that stays is not.
+     * that changed during a command is refused when anything it belongs to was guarded when the
+     * command started and still exists: dropping a whole fenced table (or schema) is allowed,
+     * changing the guard of one that stays is not, and a guard another session installs meanwhile
+     * is not this command's change.
      */
     static String eventBody() {
         String refuse = "    RAISE EXCEPTION USING ERRCODE = 'ZF004', HINT = " + HINT + ",\n      MESSAGE = '" + GuardErrors.DDL + "'";
@@ -566,8 +568,12 @@ final class PostgresGuard implements DialectGuard {
                 + "    FROM ((SELECT pg_catalog.unnest(before) EXCEPT SELECT pg_catalog.unnest(state))\n"
                 + "          UNION (SELECT pg_catalog.unnest(state) EXCEPT SELECT pg_catalog.unnest(before))) d(line)\n"
                 + "    WHERE EXISTS (SELECT 1 FROM pg_catalog.unnest(pg_catalog.string_to_array(pg_catalog.split_part(line, '|', 1), ',')) r(ref)\n"
-                + "      WHERE (ref LIKE 'rel:%' AND EXISTS (SELECT 1 FROM pg_catalog.pg_class WHERE oid = pg_catalog.substr(ref, 5)::oid))\n"
-                + "         OR (ref LIKE 'ns:%' AND EXISTS (SELECT 1 FROM pg_catalog.pg_namespace WHERE oid = pg_catalog.substr(ref, 4)::oid)));\n"
+                // only what was guarded when the command started: another session's install that commits
+                // meanwhile (its tables appear only at the end) is none of this command's doing
+                + "      WHERE ref IN (SELECT pg_catalog.unnest(pg_catalog.string_to_array(pg_catalog.split_part(b, '|', 1), ','))\n"
+                + "                      FROM pg_catalog.unnest(before) b)\n"
+                + "        AND ((ref LIKE 'rel:%' AND EXISTS (SELECT 1 FROM pg_catalog.pg_class WHERE oid = pg_catalog.substr(ref, 5)::oid))\n"
+                + "         OR (ref LIKE 'ns:%' AND EXISTS (SELECT 1 FROM pg_catalog.pg_namespace WHERE oid = pg_catalog.substr(ref, 4)::oid))));\n"
                 + "  IF changed IS NOT NULL THEN\n"
                 + refuse + " || TG_TAG || ' would change the guard of a fenced table: ' || changed;\n"
                 + "  END IF;\n"
