@@ -64,9 +64,21 @@ final class BatchLog {
         epochLocks.add(lock);
     }
 
-    /** True when every entry hands its fence to the database guard's trigger in its own text. */
-    boolean everyEntryCarriesTheFence() {
-        return size > 0 && carrying == size;
+    /**
+     * True when every entry hands {@code fence} to the database guard's trigger in its own text
+     * (each entry carries the fence it was added under: a batch whose entries carry different
+     * fences is not one that carries {@code fence}).
+     */
+    boolean everyEntryCarries(long fence) {
+        if (size == 0 || carrying != size) {
+            return false;
+        }
+        for (Entry entry : fenced) {
+            if (entry.fence() != fence) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The fenced table of the first fenced entry, or null when no entry writes a fenced table. */

@@ -367,7 +367,7 @@ final class Pipeline {
                 epoch.claimBeforeBatch(log, e.fence, e.lock);
             }
             if (sendHook != null) {
-                sendHook.beforeBatch(fencedTable, log != null && log.everyEntryCarriesTheFence(), e.fence, e.lock);
+                sendHook.beforeBatch(fencedTable, log != null && log.everyEntryCarries(e.fence), e.fence, e.lock);
             }
             if (epoch != null) {
                 epoch.beforeBatch(log, e.fence, e.lock);
