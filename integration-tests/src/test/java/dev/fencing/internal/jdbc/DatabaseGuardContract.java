@@ -495,6 +495,28 @@ abstract class DatabaseGuardContract {
         assertThat(order(1)).isEqualTo("pending@5");
     }
 
+    /** Java 21+: fenced statements on virtual threads leave nothing on the pooled connection either. */
+    @Test
+    void aConnectionUsedOnVirtualThreadsLeavesNoFence() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Runtime.version().feature() >= 21, "virtual threads need Java 21");
+        try (HikariDataSource pool = poolOfOne(raw()); FencingDataSource fenced = new FencingDataSource(pool, config())) {
+            java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+            Runnable work = () -> {
+                try (Fence.Scope scope = Fence.enter(40); Connection connection = fenced.getConnection();
+                     Statement statement = connection.createStatement()) {
+                    statement.executeQuery("SELECT pay(2)").close();
+                } catch (Throwable e) {
+                    failure.set(e);
+                }
+            };
+            Thread virtual = (Thread) Thread.class.getMethod("startVirtualThread", Runnable.class).invoke(null, work);
+            virtual.join();
+            assertThat(failure.get()).isNull();
+            rawWritersFindNoFence(pool);
+        }
+        assertThat(order(2)).isEqualTo("paid@40");
+    }
+
     @Test
     void aStaleHolderOnTheSamePoolCannotWriteWithTheNewHoldersFence() throws Exception {
         try (HikariDataSource pool = poolOfOne(raw()); FencingDataSource fenced = new FencingDataSource(pool, config())) {
