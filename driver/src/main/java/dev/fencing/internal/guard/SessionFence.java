@@ -295,22 +295,39 @@ public abstract sealed class SessionFence permits SessionFence.TransactionLocal,
     }
 
     /**
-     * Aborts {@code connection} because a value the driver set could not be cleared: its session
-     * (and with it the value) ends, and a pool does not hand it out again. Throws {@code cause}
-     * (added to {@code failure} when the work failed too).
+     * Ends {@code connection}'s session because a value the driver set could not be cleared, and
+     * throws {@code cause} (added to {@code failure} instead when the work failed too).
      */
     static void abort(Connection connection, Exception cause, Throwable failure) throws SQLException {
-        try {
-            connection.abort(DIRECTLY);
-        } catch (SQLException | RuntimeException notAborted) {
-            cause.addSuppressed(notAborted);
-        }
+        discard(connection, cause);
         if (failure != null) {
             failure.addSuppressed(cause);
             return;
         }
         throw new FencingException("the database guard's migration mark could not be cleared, so the connection"
                 + " was aborted rather than handed back to its pool", cause);
+    }
+
+    /**
+     * Ends the server session behind {@code connection} (a pool's proxy or a driver's connection):
+     * {@code abort}, and, since some drivers' {@code abort} does nothing (H2's), then closes the
+     * driver's own connection behind a pool's proxy, so that the pool finds it closed and never
+     * hands the session out again. What fails is added to {@code cause}.
+     */
+    public static void discard(Connection connection, Exception cause) {
+        try {
+            connection.abort(DIRECTLY);
+        } catch (SQLException | RuntimeException notAborted) {
+            cause.addSuppressed(notAborted);
+        }
+        try {
+            Connection physical = connection.isWrapperFor(Connection.class) ? connection.unwrap(Connection.class) : connection;
+            if (physical != null && !physical.isClosed()) {
+                physical.close();
+            }
+        } catch (SQLException | RuntimeException notClosed) {
+            cause.addSuppressed(notClosed);
+        }
     }
 
     /** Runs the driver's abort on the calling thread. */

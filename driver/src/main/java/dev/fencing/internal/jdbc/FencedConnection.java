@@ -254,9 +254,15 @@ public final class FencedConnection extends ConnectionDelegate {
             }
             try {
                 pipeline.release(delegate);
-            } finally {
-                delegate.close();
+            } catch (SQLException | RuntimeException | Error notReleased) {
+                try {
+                    delegate.close();
+                } catch (SQLException | RuntimeException closing) {
+                    notReleased.addSuppressed(closing);
+                }
+                throw notReleased;
             }
+            delegate.close();
         }
     }
 

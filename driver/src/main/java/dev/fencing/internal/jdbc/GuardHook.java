@@ -284,11 +284,7 @@ final class GuardHook implements SendHook {
             }
             known = false;
         } catch (SQLException | RuntimeException e) {
-            try {
-                connection.abort(SessionFence.DIRECTLY);
-            } catch (SQLException | RuntimeException notAborted) {
-                e.addSuppressed(notAborted);
-            }
+            SessionFence.discard(connection, e);
             throw new FencingException("the database guard's session fence could not be cleared when the connection"
                     + " was closed, so the connection was aborted rather than handed back to its pool", e);
         } finally {

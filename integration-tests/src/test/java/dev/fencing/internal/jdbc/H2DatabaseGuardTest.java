@@ -109,4 +109,52 @@ public class H2DatabaseGuardTest extends DatabaseGuardContract {
                 dev.fencing.FencingException.class, () -> dev.fencing.jdbc.DatabaseGuard.verify(raw(), config())).getMessage())
                 .contains("fence column last_fence is INTEGER, not BIGINT");
     }
+
+    /**
+     * When the session variables cannot be cleared at close, the connection is aborted, never
+     * handed back with the fence: the clearing statement fails here on purpose.
+     */
+    @org.junit.jupiter.api.Test
+    void aConnectionWhoseFenceCannotBeClearedIsAbortedNotReturned() throws Exception {
+        DataSource failingClear = (DataSource) java.lang.reflect.Proxy.newProxyInstance(DataSource.class.getClassLoader(),
+                new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
+                    Object result = method.invoke(DATABASE, args);
+                    if (!(result instanceof Connection connection)) {
+                        return result;
+                    }
+                    return java.lang.reflect.Proxy.newProxyInstance(Connection.class.getClassLoader(),
+                            new Class<?>[] {Connection.class}, (p, m, a) -> {
+                                if (m.getName().equals("prepareStatement") && String.valueOf(a[0]).contains("SET(@FENCING_FENCE, NULL)")) {
+                                    throw new SQLException("the clearing statement fails (test)");
+                                }
+                                try {
+                                    return m.invoke(connection, a);
+                                } catch (java.lang.reflect.InvocationTargetException e) {
+                                    throw e.getCause();
+                                }
+                            });
+                });
+        com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
+        config.setDataSource(failingClear);
+        config.setMaximumPoolSize(1);
+        try (com.zaxxer.hikari.HikariDataSource pool = new com.zaxxer.hikari.HikariDataSource(config);
+             FencingDataSource fenced = new FencingDataSource(pool, config())) {
+            Connection connection = fenced.getConnection();
+            Connection session = FencedConnection.databaseBehind(connection).unwrap(org.h2.jdbc.JdbcConnection.class);
+            try (dev.fencing.Fence.Scope scope = dev.fencing.Fence.enter(40); Statement statement = connection.createStatement()) {
+                statement.executeQuery("SELECT pay(2)").close();
+            }
+            org.assertj.core.api.Assertions.assertThatThrownBy(connection::close)
+                    .isInstanceOf(dev.fencing.FencingException.class).hasMessageContaining("aborted");
+            org.assertj.core.api.Assertions.assertThat(session.isClosed()).as("the aborted session").isTrue();
+            try (Connection next = pool.getConnection(); Statement statement = next.createStatement()) {
+                statement.executeUpdate("UPDATE orders SET status = 'raw' WHERE id = 1");
+                org.assertj.core.api.Assertions.fail("a raw write on the pool landed");
+            } catch (SQLException refusedOrDead) {
+                org.assertj.core.api.Assertions.assertThat(refusedOrDead.getSQLState()).isIn("ZF002", "08003", "08006", "90007");
+            }
+        }
+        org.assertj.core.api.Assertions.assertThat(order(1)).isEqualTo("pending@5");
+        org.assertj.core.api.Assertions.assertThat(order(2)).isEqualTo("paid@40");
+    }
 }

@@ -351,4 +351,31 @@ class PostgresDatabaseGuardTest extends DatabaseGuardContract {
             assertThat(seen.toString().trim()).isEqualTo("1:u@50 3:oc@50 4:u2@50 6:u@50 8:oc@50 9:u2@50");
         }
     }
+
+    /**
+     * A procedure that commits by itself cannot run in the short transaction that carries the fence
+     * in auto-commit: the server refuses it, the driver says why, and nothing of it stays.
+     */
+    @Test
+    void aProcedureThatCommitsItselfIsRefusedUnderAFenceInAutoCommit() throws Exception {
+        sql("CREATE OR REPLACE PROCEDURE pay_and_commit(order_id BIGINT) LANGUAGE plpgsql AS"
+                + " $$ BEGIN UPDATE orders SET status = 'paid' WHERE id = order_id; COMMIT; END $$");
+        try (FencingDataSource fenced = new FencingDataSource(raw(), config());
+             Connection connection = fenced.getConnection(); Statement statement = connection.createStatement()) {
+            try (Fence.Scope scope = Fence.enter(12)) {
+                dev.fencing.FencingException refused = catchThrowableOfType(dev.fencing.FencingException.class,
+                        () -> statement.execute("CALL pay_and_commit(1)"));
+                assertThat(refused).hasMessageContaining("commits or rolls back");
+                assertThat(connection.getAutoCommit()).isTrue();
+            }
+            assertThatThrownBy(() -> statement.execute("CALL pay_and_commit(1)"))
+                    .isInstanceOf(dev.fencing.MissingFenceException.class);
+            try (Fence.Scope scope = Fence.enter(12)) {
+                connection.setAutoCommit(false);
+                assertThatThrownBy(() -> statement.execute("CALL pay_and_commit(1)")).isInstanceOf(SQLException.class);
+                connection.rollback();
+            }
+        }
+        assertThat(order(1)).isEqualTo("pending@5");
+    }
 }
