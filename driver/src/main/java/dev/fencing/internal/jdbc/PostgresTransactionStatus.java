@@ -38,14 +38,11 @@ final class PostgresTransactionStatus {
     private static String state(Connection database) {
         try {
             ClassLoader loader = database.getClass().getClassLoader();
-            Class<?> base = Class.forName(BASE_CONNECTION, false, loader == null ? ClassLoader.getSystemClassLoader() : loader);
-            if (!database.isWrapperFor(base)) {
+            Reader reader = reader(loader == null ? ClassLoader.getSystemClassLoader() : loader);
+            if (reader == null || !database.isWrapperFor(reader.base())) {
                 return null;
             }
-            Object connection = database.unwrap(base);
-            MethodHandle state = MethodHandles.publicLookup().findVirtual(base, "getTransactionState",
-                    MethodType.methodType(Class.forName("org.postgresql.core.TransactionState", false, base.getClassLoader())));
-            return String.valueOf(state.invoke(connection));
+            return String.valueOf(reader.getTransactionState().invoke(database.unwrap(reader.base())));
         } catch (Error e) {
             if (e instanceof LinkageError) {
                 return null;
@@ -53,6 +50,30 @@ final class PostgresTransactionStatus {
             throw e;
         } catch (Throwable cannotAsk) {
             // not pgjdbc, an older pgjdbc, or a wrapper that will not unwrap: the caller falls back
+            return null;
+        }
+    }
+
+    /** pgjdbc's connection interface and its state getter, as found through one class loader. */
+    private record Reader(ClassLoader loader, Class<?> base, MethodHandle getTransactionState) {
+    }
+
+    /** The last reader found: one pgjdbc per application is the common case, so one is kept. */
+    private static volatile Reader last;
+
+    private static Reader reader(ClassLoader loader) {
+        Reader known = last;
+        if (known != null && known.loader() == loader) {
+            return known;
+        }
+        try {
+            Class<?> base = Class.forName(BASE_CONNECTION, false, loader);
+            MethodHandle state = MethodHandles.publicLookup().findVirtual(base, "getTransactionState",
+                    MethodType.methodType(Class.forName("org.postgresql.core.TransactionState", false, base.getClassLoader())));
+            Reader found = new Reader(loader, base, state);
+            last = found;
+            return found;
+        } catch (ReflectiveOperationException | LinkageError | RuntimeException notPgjdbc) {
             return null;
         }
     }
