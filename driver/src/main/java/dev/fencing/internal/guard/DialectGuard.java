@@ -53,6 +53,17 @@ interface DialectGuard {
         return List.of();
     }
 
+    /**
+     * The guarded tables (names folded to lower case, unqualified) whose writes run code of their
+     * own before the statement's first row: PostgreSQL's BEFORE statement triggers and rewrite
+     * rules. Such code runs before a spliced write's own text hands the fence over, so the driver
+     * sets the fence first for writes to them.
+     */
+    default java.util.Set<String> runCodeBeforeTheirRows(Connection connection, List<GuardTarget> targets)
+            throws SQLException {
+        return java.util.Set.of();
+    }
+
     /** The part of {@code ddl} the connection's role may run; says (logged) what it leaves out and why. */
     default List<String> installable(Connection connection, List<String> ddl) throws SQLException {
         return ddl;

@@ -89,6 +89,13 @@ public final class Guards {
         return problems;
     }
 
+    /** The guarded tables whose writes run code before their first row ({@link DialectGuard#runCodeBeforeTheirRows}). */
+    public static Set<String> runCodeBeforeTheirRows(Connection raw, Dialect dialect, FencingConfig config)
+            throws SQLException {
+        DialectGuard guard = of(dialect);
+        return guard.runCodeBeforeTheirRows(raw, guard.targets(raw, config));
+    }
+
     /**
      * The schemas (MariaDB: databases, folded to lower case) where the guard looks for unqualified
      * fenced names on this connection: its own ({@code current_schemas(false)}, {@code DATABASE()},

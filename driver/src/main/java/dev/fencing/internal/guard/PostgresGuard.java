@@ -241,6 +241,27 @@ final class PostgresGuard implements DialectGuard {
     }
 
     @Override
+    public Set<String> runCodeBeforeTheirRows(Connection connection, List<GuardTarget> targets) throws SQLException {
+        String sql = "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_trigger t WHERE t.tgrelid = r.oid AND NOT t.tgisinternal"
+                + " AND (t.tgtype & 1) = 0 AND (t.tgtype & 2) <> 0 AND (t.tgtype & 28) <> 0)"
+                + " OR EXISTS (SELECT 1 FROM pg_catalog.pg_rewrite w WHERE w.ev_class = r.oid AND w.ev_type <> '1')"
+                + " FROM (SELECT (quote_ident(?) || '.' || quote_ident(?))::regclass::oid AS oid) r";
+        Set<String> found = new java.util.HashSet<>();
+        try (PreparedStatement query = connection.prepareStatement(sql)) {
+            for (GuardTarget target : targets) {
+                query.setString(1, target.schema());
+                query.setString(2, target.table());
+                try (ResultSet rows = query.executeQuery()) {
+                    if (rows.next() && rows.getBoolean(1)) {
+                        found.add(target.table().toLowerCase(java.util.Locale.ROOT));
+                    }
+                }
+            }
+        }
+        return found;
+    }
+
+    @Override
     public List<String> remove(Connection connection, List<GuardTarget> targets, FencingConfig config) {
         List<String> ddl = new ArrayList<>();
         if (targets.isEmpty()) {

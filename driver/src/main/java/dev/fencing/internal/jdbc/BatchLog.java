@@ -27,6 +27,9 @@ final class BatchLog {
     private boolean controlsTransaction;
     /** How many entries hand their fence to the database guard's trigger in their own text. */
     private int carrying;
+    /** The fence the first entry was admitted under (0: none), and whether a later one differs. */
+    private long firstFence;
+    private boolean fencesDiffer;
 
     /**
      * Records the next entry of the batch; only fenced entries are kept. An entry that writes an
@@ -40,6 +43,11 @@ final class BatchLog {
             }
         }
         controlsTransaction |= plan.controlsTransaction();
+        if (size == 0) {
+            firstFence = fence;
+        } else if (fence != firstFence) {
+            fencesDiffer = true;
+        }
         if (plan.carriesTheFence()) {
             carrying++;
         }
@@ -79,6 +87,20 @@ final class BatchLog {
             }
         }
         return true;
+    }
+
+    /** True when every entry, fenced or not, was added under {@code fence} (0: none). */
+    boolean everyEntryAddedUnder(long fence) {
+        return size == 0 || !fencesDiffer && firstFence == fence;
+    }
+
+    /** The fenced tables the entries write, each once. */
+    java.util.Set<String> fencedTables() {
+        java.util.Set<String> tables = new java.util.LinkedHashSet<>();
+        for (Entry entry : fenced) {
+            tables.add(entry.plan().fencedTable());
+        }
+        return tables;
     }
 
     /** The fenced table of the first fenced entry, or null when no entry writes a fenced table. */

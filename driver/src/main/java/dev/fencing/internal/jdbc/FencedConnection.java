@@ -276,11 +276,25 @@ public final class FencedConnection extends ConnectionDelegate {
         return !closed && delegate.isValid(timeout);
     }
 
+    /**
+     * Aborts the driver's connection, then closes it, so that a pool's proxy goes back to its pool
+     * (which evicts an aborted connection) rather than keeping its slot; with the database guard, a
+     * session that may still hold values the driver set is ended for sure (H2's abort does nothing).
+     */
     @Override
     public void abort(Executor executor) throws SQLException {
         if (!closed) {
             closed = true;
-            delegate.abort(executor);
+            try {
+                delegate.abort(executor);
+            } finally {
+                pipeline.abandon(delegate);
+                try {
+                    delegate.close();
+                } catch (SQLException | RuntimeException aborted) {
+                    // the pool finds the connection aborted and evicts it
+                }
+            }
         }
     }
 

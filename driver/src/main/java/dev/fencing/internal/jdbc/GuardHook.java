@@ -108,15 +108,19 @@ final class GuardHook implements SendHook {
         refuseWithoutTheGuard(plan, fencedTable);
         if (!controlsTransactionOnly(effect)) {
             // BEGIN, COMMIT, ROLLBACK, savepoints write no row: nothing to hand over
-            handOver(plan != null && plan.carriesTheFence(), fence, lock);
+            handOver(plan != null && plan.carriesTheFence() && !state.runsCodeFirst(plan.fencedTable()), fence, lock);
         }
     }
 
     @Override
-    public void beforeBatch(String fencedTable, boolean everyEntryCarriesTheFence, long fence, String lock)
-            throws SQLException {
-        refuseWithoutTheGuard(null, fencedTable);
-        handOver(everyEntryCarriesTheFence, fence, lock);
+    public void beforeBatch(java.util.Set<String> fencedTables, boolean everyEntryCarriesTheFence, long fence,
+                            String lock) throws SQLException {
+        refuseWithoutTheGuard(null, fencedTables.isEmpty() ? null : fencedTables.iterator().next());
+        boolean carried = everyEntryCarriesTheFence;
+        for (String table : fencedTables) {
+            carried &= !state.runsCodeFirst(table);
+        }
+        handOver(carried, fence, lock);
     }
 
     /** Makes the triggers see {@code fence}/{@code lock} for what is sent next; {@code carried}: its text does. */
@@ -265,18 +269,18 @@ final class GuardHook implements SendHook {
                 endShortTransaction(new IllegalStateException("released"));
             }
             if (session.transactionLocal()) {
-                // a transaction left open keeps its values until it ends: end them now, in case
-                // whoever gets the connection next goes on in that transaction
+                // a transaction left open keeps its values until it ends: end it now, in case
+                // whoever gets the connection next goes on in that transaction. Setting them empty is not
+                // enough: a rollback to a savepoint set before would bring them back. Rolled back.
                 boolean none = known && knownIn == transaction.generation() && knownFence == 0 && knownLock == null;
                 if (!none && !Boolean.FALSE.equals(PostgresTransactionStatus.open(database))
                         && transaction.inTransaction()) {
+                    boolean rolledBack = false;
                     try {
-                        session.set(0, null);
-                    } catch (SQLException e) {
-                        if (!"25P02".equals(e.getSQLState())) {
-                            throw e;
-                        }
-                        // a failed transaction runs nothing before its rollback, which ends the values
+                        database.rollback();
+                        rolledBack = true;
+                    } finally {
+                        transaction.afterRollback(rolledBack);
                     }
                 }
             } else if (!known || knownFence != 0 || knownLock != null) {
@@ -290,6 +294,15 @@ final class GuardHook implements SendHook {
         } finally {
             session.close();
         }
+    }
+
+    @Override
+    public void abandon(Connection connection) {
+        if (session != null && !session.transactionLocal() && (!known || knownFence != 0 || knownLock != null)) {
+            // PostgreSQL's values end with the aborted transaction; session variables only with the session
+            SessionFence.discard(connection, new SQLException("the connection was aborted"));
+        }
+        known = false;
     }
 
     @Override

@@ -24,11 +24,30 @@ import java.util.Map;
  */
 public final class GuardStates {
 
-    /** The outcome of one check: null when the guard is current, else why every fenced write is refused. */
-    record State(String refusal, long checkedAtNanos) {
+    /**
+     * The outcome of one check: {@code refusal} null when the guard is current, else why every
+     * fenced write is refused; {@code codeFirst}, the guarded tables (lower case, unqualified) whose
+     * writes run code of their own before their first row (PostgreSQL: BEFORE statement triggers,
+     * rules), to which a spliced write's own text hands the fence too late.
+     */
+    record State(String refusal, long checkedAtNanos, java.util.Set<String> codeFirst) {
 
         State(String refusal) {
-            this(refusal, System.nanoTime());
+            this(refusal, System.nanoTime(), java.util.Set.of());
+        }
+
+        State(String refusal, java.util.Set<String> codeFirst) {
+            this(refusal, System.nanoTime(), codeFirst);
+        }
+
+        /** True when writes to {@code fencedTable} (as configured) may run code before their first row. */
+        boolean runsCodeFirst(String fencedTable) {
+            if (codeFirst.isEmpty() || fencedTable == null) {
+                return false;
+            }
+            String table = fencedTable.substring(fencedTable.lastIndexOf('.') + 1).replace("\"", "")
+                    .toLowerCase(java.util.Locale.ROOT);
+            return codeFirst.contains(table);
         }
 
         /** True while a connection opened now may rely on this check. */
@@ -82,8 +101,10 @@ public final class GuardStates {
         try {
             boolean autoCommit = database.getAutoCommit();
             List<String> problems;
+            java.util.Set<String> codeFirst;
             try {
                 problems = Guards.problems(database, dialect, config);
+                codeFirst = problems.isEmpty() ? Guards.runCodeBeforeTheirRows(database, dialect, config) : java.util.Set.of();
             } finally {
                 if (!autoCommit) {
                     database.rollback();
@@ -91,7 +112,7 @@ public final class GuardStates {
             }
             return new State(problems.isEmpty() ? null : FencingConfig.DATABASE_GUARD + "=required, but the database"
                     + " guard is missing or outdated: " + String.join("; ", problems) + ". Install it with"
-                    + " DatabaseGuard.install(..) or the CLI's `guard .. install`.");
+                    + " DatabaseGuard.install(..) or the CLI's `guard .. install`.", codeFirst);
         } catch (SQLException | RuntimeException e) {
             return new State(FencingConfig.DATABASE_GUARD + "=required, but the database guard could not be verified ("
                     + e + ").");

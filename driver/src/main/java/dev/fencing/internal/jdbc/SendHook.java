@@ -42,14 +42,15 @@ interface SendHook {
     }
 
     /**
-     * Before a batch is sent: {@code fencedTable} is its first fenced entry's table (null: none
-     * writes one); {@code everyEntryCarriesTheFence} when each entry's own text hands its fence to
-     * the guard's trigger. By default {@link #beforeSend(FencePlan, String, TransactionText.Effect, long, String)}
+     * Before a batch is sent: {@code fencedTables} are the fenced tables its entries write (empty:
+     * none); {@code everyEntryCarriesTheFence} when each entry's own text hands the fence to the
+     * guard's trigger. By default {@link #beforeSend(FencePlan, String, TransactionText.Effect, long, String)}
      * without a plan.
      */
-    default void beforeBatch(String fencedTable, boolean everyEntryCarriesTheFence, long fence, String lock)
-            throws SQLException {
-        beforeSend(null, fencedTable, TransactionText.Effect.NONE, fence, lock);
+    default void beforeBatch(java.util.Set<String> fencedTables, boolean everyEntryCarriesTheFence, long fence,
+                             String lock) throws SQLException {
+        beforeSend(null, fencedTables.isEmpty() ? null : fencedTables.iterator().next(), TransactionText.Effect.NONE,
+                fence, lock);
     }
 
     /** Before a text is prepared (nothing runs yet): refuses what must not be prepared. */
@@ -70,6 +71,13 @@ interface SendHook {
      * never hands it out again) and throws.
      */
     default void release(Connection connection) throws SQLException {
+    }
+
+    /**
+     * The connection was aborted (nothing can be sent on it): when a value the hook set may live on
+     * in its session, the hook ends that session for sure.
+     */
+    default void abandon(Connection connection) {
     }
 
     /**

@@ -41,6 +41,62 @@ public enum FenceSlot {
         return guardRequired && dialect == Dialect.POSTGRESQL ? POSTGRES_CARRIED : PLAIN;
     }
 
+    /**
+     * The slot for the spliced write {@code tokens}: {@code slot}, unless the statement may run code
+     * before the server evaluates the carrying subquery. PostgreSQL evaluates that subquery when its
+     * value is first needed: a function the statement calls in its FROM list, in a condition the
+     * planner tests first, or in a VALUES column before the fence column, would run earlier, with
+     * no fence of the statement's own (its writes refused) or, on a session a raw script left a
+     * session-level value on, with that one. Such a statement gets {@link #PLAIN}, and the driver
+     * sets the fence in its transaction before sending it. Allowed: keywords that take a bracket,
+     * built-in functions that write nothing, type modifiers, and the built-in operators; any other
+     * word before a bracket, and any other operator (which may call a function), is code.
+     */
+    static FenceSlot forStatement(FenceSlot slot, SqlTokens tokens) {
+        if (slot == PLAIN) {
+            return PLAIN;
+        }
+        for (int i = 0; i < tokens.size(); i++) {
+            byte kind = tokens.kind(i);
+            if (kind == SqlTokens.OPERATOR && !SAFE_OPERATORS.contains(tokens.text(i))) {
+                return PLAIN;
+            }
+            if (kind == SqlTokens.QUOTED_IDENTIFIER && i + 1 < tokens.size() && tokens.kind(i + 1) == SqlTokens.OPEN
+                    && !followsInto(tokens, i)) {
+                return PLAIN;
+            }
+            if (kind == SqlTokens.WORD && i + 1 < tokens.size() && tokens.kind(i + 1) == SqlTokens.OPEN
+                    && !followsInto(tokens, i) && !BRACKETED_WORDS.contains(tokens.text(i).toLowerCase(java.util.Locale.ROOT))) {
+                return PLAIN;
+            }
+        }
+        return slot;
+    }
+
+    /** True when token {@code i} ends the table name of {@code INSERT INTO [schema.]table (columns)}. */
+    private static boolean followsInto(SqlTokens tokens, int i) {
+        int j = i - 1;
+        while (j >= 1 && tokens.kind(j) == SqlTokens.DOT && tokens.isIdentifier(j - 1)) {
+            j -= 2;
+        }
+        return tokens.isWord(j, "INTO");
+    }
+
+    /** Operators of PostgreSQL's own types that call no user code. */
+    private static final java.util.Set<String> SAFE_OPERATORS = java.util.Set.of("=", "<", ">", "<=", ">=", "<>", "!=",
+            "+", "-", "*", "/", "%", "||", "::");
+
+    /** Keywords that take a bracket, built-in functions that write nothing, and types with modifiers. */
+    private static final java.util.Set<String> BRACKETED_WORDS = java.util.Set.of(
+            "values", "in", "exists", "any", "all", "some", "and", "or", "not", "where", "set", "on", "conflict",
+            "using", "from", "join", "as", "select", "returning", "by", "when", "then", "else", "case", "between",
+            "like", "ilike", "is", "row", "array", "update", "with", "do", "lateral", "filter", "over", "partition",
+            "cast", "coalesce", "nullif", "greatest", "least", "lower", "upper", "length", "abs", "round", "trunc",
+            "floor", "ceil", "substring", "substr", "trim", "btrim", "ltrim", "rtrim", "concat", "replace", "now",
+            "count", "sum", "min", "max", "avg", "extract", "date_trunc", "to_char", "to_timestamp", "to_date",
+            "numeric", "decimal", "varchar", "char", "character", "timestamp", "timestamptz", "time", "interval",
+            "bit", "varbit");
+
     /** True when the slot hands the fence to the guard's trigger by itself. */
     public boolean carriesTheFence() {
         return this != PLAIN;

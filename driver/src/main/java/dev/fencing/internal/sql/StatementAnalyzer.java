@@ -642,7 +642,7 @@ public final class StatementAnalyzer {
             }
             boolean countIsTheFencedWrite = fencedWrites == 1 && statements == 1 && onlySite.topLevel();
             ZeroRowCheck check = countIsTheFencedWrite ? zeroRowCheck(onlySite) : null;
-            return new FencePlan.Fenced(sql, fencedTable, FencePlan.DatabaseText.spliced(spliced, fenceSlot), check,
+            return new FencePlan.Fenced(sql, fencedTable, FencePlan.DatabaseText.spliced(spliced, FenceSlot.forStatement(fenceSlot, tokens)), check,
                     countIsTheFencedWrite, epochWrites > 0, controlsTransaction, false, false);
         }
 

@@ -365,7 +365,7 @@ class PostgresDatabaseGuardTest extends DatabaseGuardContract {
             try (Fence.Scope scope = Fence.enter(12)) {
                 dev.fencing.FencingException refused = catchThrowableOfType(dev.fencing.FencingException.class,
                         () -> statement.execute("CALL pay_and_commit(1)"));
-                assertThat(refused).hasMessageContaining("commits or rolls back");
+                assertThat((Throwable) refused).hasMessageContaining("commits or rolls back");
                 assertThat(connection.getAutoCommit()).isTrue();
             }
             assertThatThrownBy(() -> statement.execute("CALL pay_and_commit(1)"))
