@@ -192,13 +192,15 @@ final class GuardModel {
         }
     }
 
-    record Report(String target, Budget budget, int sequences, long steps, long millis, List<Found> found) {
+    record Report(String target, Budget budget, int sequences, long steps, long millis, List<Found> found,
+                  Map<String, Long> counts) {
         String summary() {
             StringBuilder text = new StringBuilder();
             text.append("guard model on ").append(target).append(": ").append(sequences).append(" sequences, ")
                     .append(steps).append(" steps, ").append(millis).append(" ms, seed ").append(budget.seed())
                     .append(" (rerun: -Dfencing.guardmodel.seed=").append(budget.seed()).append("), ")
-                    .append(found.size()).append(" failing\n");
+                    .append(found.size()).append(" failing\n  write attempts (verdict outcome: count): ").append(counts)
+                    .append('\n');
             for (Found f : found) {
                 text.append(f.describe());
             }
@@ -208,6 +210,15 @@ final class GuardModel {
 
     private final Target target;
     private final List<Worker> workers = new ArrayList<>();
+    /** Write attempts by verdict and outcome, over the search (shrinking runs not counted). */
+    private final Map<String, Long> counts = new TreeMap<>();
+    private boolean counting;
+
+    private void count(String what) {
+        if (counting) {
+            counts.merge(what, 1L, Long::sum);
+        }
+    }
 
     GuardModel(Target target) {
         this.target = target;
@@ -240,7 +251,13 @@ final class GuardModel {
                 sequences++;
                 steps += ops.size();
                 long before = System.nanoTime();
-                String failure = runOnce(ops, seed);
+                counting = true;
+                String failure;
+                try {
+                    failure = runOnce(ops, seed);
+                } finally {
+                    counting = false;
+                }
                 searchNanos += System.nanoTime() - before;
                 if (failure == null) {
                     continue;
@@ -260,7 +277,7 @@ final class GuardModel {
             }
         }
         return new Report(target.name(), budget, sequences, steps,
-                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), found);
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), found, new TreeMap<>(counts));
     }
 
     private record Shrunk(List<Op> ops, String failure, int runs) {
@@ -564,11 +581,17 @@ final class GuardModel {
                     scope.closed = true;
                     note(i, op, "closes T" + scope.worker + "'s " + scope.fence);
                 }
-                case OPEN_FENCED, OPEN_RAW -> open(i, op, worker);
+                case OPEN_FENCED, OPEN_RAW -> {
+                    if (!open(i, op, worker)) {
+                        count("steps skipped");
+                        return;
+                    }
+                }
                 case MIGRATE, RAW_SCRIPT -> script(i, op, worker);
                 default -> {
                     Handle handle = handle(op);
                     if (handle == null || serverBusyForOthers(handle)) {
+                        count("steps skipped");
                         return;
                     }
                     onConnection(i, op, worker, handle);
@@ -577,9 +600,9 @@ final class GuardModel {
             compare(i, op);
         }
 
-        void open(int i, Op op, Worker worker) throws Exception {
+        boolean open(int i, Op op, Worker worker) throws Exception {
             if (handles.size() >= poolSize || serverBusyForOthers(null)) {
-                return;
+                return false;
             }
             boolean isFenced = op.kind() == Kind.OPEN_FENCED;
             Connection connection = worker.call(() -> isFenced ? fenced.getConnection() : pool.getConnection());
@@ -588,6 +611,7 @@ final class GuardModel {
             Handle handle = new Handle((isFenced ? "fenced#" : "raw#") + opened++, connection, pooled, isFenced, session);
             handles.add(handle);
             note(i, op, "-> " + handle.name);
+            return true;
         }
 
         /** A sanctioned migration, or a raw script that marks its own session and writes. */
@@ -876,6 +900,8 @@ final class GuardModel {
             String seen = handle.name + " fence " + (fence == 0 ? "none" : fence) + " " + verdict + " -> "
                     + (failure == null ? "ok" : brief(failure));
             note(i, op, seen);
+            count((handle.fenced ? "fenced " : "raw ") + verdict + " " + (failure == null ? "ok" : isGuardRefusal(failure)
+                    ? "refused" : "failed"));
             Row before = view(handle).get(row);
             switch (verdict) {
                 case ALLOW -> {
