@@ -297,4 +297,44 @@ class AttackPostgresGuardTest {
         assertThat(failure).isNull();
         assertThat(row("b", 1)).isEqualTo("bumped@10");
     }
+
+    /** HELD expected: one transaction, a spliced write under 10, then a guard-checked call under stale 5. */
+    @Test
+    void HELD_newerThenOlderFenceInOneTransaction() throws Exception {
+        Throwable failure;
+        try (FencingDataSource fenced = new FencingDataSource(raw, config());
+             Connection connection = fenced.getConnection(); Statement statement = connection.createStatement()) {
+            connection.setAutoCommit(false);
+            try (Fence.Scope newer = Fence.enter(10)) {
+                statement.executeUpdate("UPDATE a SET v = 'by10' WHERE id = 1");
+            }
+            try (Fence.Scope stale = Fence.enter(5)) {
+                failure = attempt(() -> statement.executeQuery("SELECT bump_b(2)").close());
+                Throwable second = attempt(() -> statement.executeUpdate("DELETE FROM a WHERE id = 2"));
+                System.out.println("interleave: second=" + second);
+            }
+            connection.commit();
+        }
+        System.out.println("interleave: failure=" + failure + " b2=" + row("b", 2));
+        assertThat(failure).isNotNull();
+        assertThat(row("b", 2)).isEqualTo("orig@7");
+    }
+
+    /** BYPASS candidate: batch, the second entry's statement-level trigger runs before its own InitPlan, under the first entry's 10. */
+    @Test
+    void BYPASS_batchStatementTriggerOfStaleEntrySeesTheCarriedFenceOfTheEntryBefore() throws Exception {
+        Throwable failure;
+        try (FencingDataSource fenced = new FencingDataSource(raw, config());
+             Connection connection = fenced.getConnection(); Statement statement = connection.createStatement()) {
+            try (Fence.Scope newer = Fence.enter(10)) {
+                statement.addBatch("UPDATE a SET v = 'by10' WHERE id = 1");
+            }
+            try (Fence.Scope stale = Fence.enter(5)) {
+                statement.addBatch("DELETE FROM a WHERE id = 2");
+                failure = attempt(statement::executeBatch);
+            }
+        }
+        System.out.println("batch stmt trigger: failure=" + failure + " a2=" + row("a", 2) + " b2=" + row("b", 2));
+        assertThat(row("b", 2)).isEqualTo("orig@7");
+    }
 }
