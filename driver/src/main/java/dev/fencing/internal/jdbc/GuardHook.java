@@ -51,6 +51,12 @@ final class GuardHook implements SendHook {
     /** PostgreSQL: the transaction generation the known values belong to. */
     private long knownIn;
     /**
+     * PostgreSQL: a spliced write carried this fence in a transaction whose value was none: the
+     * value is now none or this fence (a write that reached no row never evaluated its subquery).
+     * 0 when the known value is exact.
+     */
+    private long carriedOver;
+    /**
      * PostgreSQL: the generation of the transaction in which this hook last set the values (which
      * also empties the migration mark and hides session-level values for that transaction).
      */
@@ -180,15 +186,17 @@ final class GuardHook implements SendHook {
             known = false;
         }
         if (carried) {
-            if (known && (knownFence == fence || knownFence == 0)) {
+            if (known && (knownFence == fence || knownFence == 0) && (carriedOver == 0 || carriedOver == fence)) {
                 // the text sets the same fence itself; nothing it evaluates first sees another one
-                knownFence = fence;
+                if (knownFence == 0) {
+                    carriedOver = fence;
+                }
             } else {
                 set(fence, lock);
             }
             return;
         }
-        if (!matches(fence, lock) || !sessionClean && neutralisedIn != generation) {
+        if (!matches(fence, lock) || carriedOver != 0 || !sessionClean && neutralisedIn != generation) {
             set(fence, lock);
         }
     }
@@ -203,6 +211,7 @@ final class GuardHook implements SendHook {
         }
         // a rollback, to a savepoint too, restores what the transaction cleared
         sessionCleanAtCommit = false;
+        carriedOver = 0;
         if (end == TransactionState.End.COMMITTED || end == TransactionState.End.ROLLED_BACK) {
             known = true;
             knownFence = 0;
@@ -231,6 +240,7 @@ final class GuardHook implements SendHook {
         knownLock = lock;
         knownIn = transaction.generation();
         neutralisedIn = knownIn;
+        carriedOver = 0;
     }
 
     @Override
@@ -272,7 +282,8 @@ final class GuardHook implements SendHook {
                 // a transaction left open keeps its values until it ends: end it now, in case
                 // whoever gets the connection next goes on in that transaction. Setting them empty is not
                 // enough: a rollback to a savepoint set before would bring them back. Rolled back.
-                boolean none = known && knownIn == transaction.generation() && knownFence == 0 && knownLock == null;
+                boolean none = known && knownIn == transaction.generation() && knownFence == 0 && knownLock == null
+                        && carriedOver == 0;
                 if (!none && !Boolean.FALSE.equals(PostgresTransactionStatus.open(database))
                         && transaction.inTransaction()) {
                     boolean rolledBack = false;
