@@ -72,21 +72,9 @@ final class BatchLog {
         epochLocks.add(lock);
     }
 
-    /**
-     * True when every entry hands {@code fence} to the database guard's trigger in its own text
-     * (each entry carries the fence it was added under: a batch whose entries carry different
-     * fences is not one that carries {@code fence}).
-     */
-    boolean everyEntryCarries(long fence) {
-        if (size == 0 || carrying != size) {
-            return false;
-        }
-        for (Entry entry : fenced) {
-            if (entry.fence() != fence) {
-                return false;
-            }
-        }
-        return true;
+    /** True when every entry hands the fence it was added under to the database guard's trigger in its own text. */
+    boolean everyEntryCarriesItsFence() {
+        return size > 0 && carrying == size;
     }
 
     /** True when every entry, fenced or not, was added under {@code fence} (0: none). */

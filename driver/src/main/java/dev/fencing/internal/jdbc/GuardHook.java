@@ -114,30 +114,74 @@ final class GuardHook implements SendHook {
         refuseWithoutTheGuard(plan, fencedTable);
         if (!controlsTransactionOnly(effect)) {
             // BEGIN, COMMIT, ROLLBACK, savepoints write no row: nothing to hand over
-            handOver(plan != null && plan.carriesTheFence() && !state.runsCodeFirst(plan.fencedTable()), fence, lock);
+            handOver(plan != null && plan.carriesTheFence() && !state.runsCodeFirst(plan.fencedTable()),
+                    plan != null && (plan.checkedByGuard() || fence == 0 && mayRunCode(plan)), fence, lock);
         }
     }
 
     @Override
-    public void beforeBatch(java.util.Set<String> fencedTables, boolean everyEntryCarriesTheFence, long fence,
-                            String lock) throws SQLException {
+    public void beforeBatch(java.util.Set<String> fencedTables, boolean everyEntryCarriesItsFence,
+                            boolean everyEntryAddedUnderTheFence, long fence, String lock) throws SQLException {
         refuseWithoutTheGuard(null, fencedTables.isEmpty() ? null : fencedTables.iterator().next());
-        boolean carried = everyEntryCarriesTheFence;
+        boolean carried = everyEntryCarriesItsFence && session != null && session.transactionLocal();
         for (String table : fencedTables) {
             carried &= !state.runsCodeFirst(table);
         }
-        handOver(carried, fence, lock);
+        if (!carried && !everyEntryAddedUnderTheFence) {
+            // what does not carry its own fence runs under the one handed over for the whole batch
+            throw new FencingException("the entries of this batch were added under different fences (or none), or"
+                    + " under another fence than the one in scope now, and the database guard checks the batch under"
+                    + " the one fence in scope at executeBatch, which would give an entry a fence it was not added"
+                    + " under. Add and execute a batch in one fence scope; the batch was cleared and nothing was sent.");
+        }
+        handOver(carried, !carried, fence, lock);
+        if (carried && !everyEntryAddedUnderTheFence) {
+            // each entry set its own fence: the transaction's value is whichever ran last
+            known = false;
+        }
     }
 
-    /** Makes the triggers see {@code fence}/{@code lock} for what is sent next; {@code carried}: its text does. */
-    private void handOver(boolean carried, long fence, String lock) throws SQLException {
+    /** Texts read for code lately (PostgreSQL, statements sent without a fence), so that none is lexed again. */
+    private java.util.Map<String, Boolean> codeInText;
+
+    /**
+     * True when the text of {@code plan}, sent without a fence, may run code that writes (PostgreSQL
+     * only: elsewhere the session's values are set before every statement anyway).
+     */
+    private boolean mayRunCode(FencePlan plan) {
+        if (session == null || !session.transactionLocal() || plan.sql() == null) {
+            return false;
+        }
+        if (codeInText == null) {
+            codeInText = new java.util.LinkedHashMap<>(64, 0.75f, true) {
+                private static final long serialVersionUID = 1L;
+
+                @Override
+                protected boolean removeEldestEntry(java.util.Map.Entry<String, Boolean> eldest) {
+                    return size() > 256;
+                }
+            };
+        }
+        return codeInText.computeIfAbsent(plan.sql(),
+                sql -> dev.fencing.internal.sql.FenceSlot.mayRunCode(sql, Dialect.POSTGRESQL));
+    }
+
+    /**
+     * Makes the triggers see {@code fence}/{@code lock} for what is sent next; {@code carried}: its
+     * text does; {@code writesUnseen}: it may write what the front door cannot see (a procedure
+     * call, dynamic SQL, a form the guard checks), so even without a fence it gets the empty values
+     * (in its transaction; in auto-commit the session-level ones cleared just before it): behind a
+     * transaction-mode pooler another client may have left a session-level mark on the server
+     * session it runs in.
+     */
+    private void handOver(boolean carried, boolean writesUnseen, long fence, String lock) throws SQLException {
         ranInShortTransaction = false;
         if (session == null) {
             return;
         }
         try {
             if (session.transactionLocal()) {
-                handOverTransactionLocal(carried && fence != 0, fence, lock);
+                handOverTransactionLocal(carried && fence != 0, writesUnseen, fence, lock);
             } else if (!matches(fence, lock)) {
                 set(fence, lock);
             }
@@ -161,15 +205,19 @@ final class GuardHook implements SendHook {
         }
     }
 
-    private void handOverTransactionLocal(boolean carried, long fence, String lock) throws SQLException {
+    private void handOverTransactionLocal(boolean carried, boolean writesUnseen, long fence, String lock)
+            throws SQLException {
         if (!transaction.inTransaction()) {
             if (carried) {
                 // its own text hands the fence over, and its transaction ends with it
                 return;
             }
             if (fence == 0) {
-                if (!sessionClean) {
-                    // a raw script's session-level mark or fence must not cover what this hold sends
+                if (!sessionClean || writesUnseen) {
+                    // a raw script's session-level mark or fence must not cover what this hold sends;
+                    // before a form that may write unseen, again each time (behind a transaction-mode
+                    // pooler another client may have left one since), but outside a transaction, so
+                    // that a procedure that commits by itself still runs
                     session.clearSession();
                     sessionClean = true;
                 }
@@ -196,7 +244,7 @@ final class GuardHook implements SendHook {
             }
             return;
         }
-        if (!matches(fence, lock) || carriedOver != 0 || !sessionClean && neutralisedIn != generation) {
+        if (!matches(fence, lock) || carriedOver != 0 || (!sessionClean || writesUnseen) && neutralisedIn != generation) {
             set(fence, lock);
         }
     }
@@ -255,7 +303,10 @@ final class GuardHook implements SendHook {
         known = false;
         if (shortTransaction) {
             try {
-                endShortTransaction(failure);
+                // a refusal the driver raised after the server ran the statement (a zero-row
+                // diagnosis, a batch's stale entry) leaves what the server did standing, as it
+                // would without the guard: the short transaction commits it
+                endShortTransaction(failure instanceof FencingException ? null : failure);
             } catch (SQLException | RuntimeException e) {
                 failure.addSuppressed(e);
             }

@@ -367,16 +367,9 @@ final class Pipeline {
                 epoch.claimBeforeBatch(log, e.fence, e.lock);
             }
             if (sendHook != null) {
-                if (log != null && !log.everyEntryAddedUnder(e.fence)) {
-                    // the database checks every entry under the one fence handed over for the batch
-                    throw new dev.fencing.FencingException("the entries of this batch were added under different fences"
-                            + " (or none), or under another fence than the one in scope now: with the database guard"
-                            + " every entry runs under the fence in scope at executeBatch, which would give an entry a"
-                            + " fence it was not admitted under. Add and execute a batch in one fence scope; the batch"
-                            + " was cleared and nothing was sent.");
-                }
                 sendHook.beforeBatch(log == null ? java.util.Set.of() : log.fencedTables(),
-                        log != null && log.everyEntryCarries(e.fence), e.fence, e.lock);
+                        log != null && log.everyEntryCarriesItsFence(), log == null || log.everyEntryAddedUnder(e.fence),
+                        e.fence, e.lock);
             }
             if (epoch != null) {
                 epoch.beforeBatch(log, e.fence, e.lock);

@@ -43,12 +43,13 @@ interface SendHook {
 
     /**
      * Before a batch is sent: {@code fencedTables} are the fenced tables its entries write (empty:
-     * none); {@code everyEntryCarriesTheFence} when each entry's own text hands the fence to the
-     * guard's trigger. By default {@link #beforeSend(FencePlan, String, TransactionText.Effect, long, String)}
-     * without a plan.
+     * none); {@code everyEntryCarriesItsFence} when each entry's own text hands the fence it was
+     * added under to the guard's trigger; {@code everyEntryAddedUnderTheFence} when every entry was
+     * added under {@code fence}, the one in scope now. By default
+     * {@link #beforeSend(FencePlan, String, TransactionText.Effect, long, String)} without a plan.
      */
-    default void beforeBatch(java.util.Set<String> fencedTables, boolean everyEntryCarriesTheFence, long fence,
-                             String lock) throws SQLException {
+    default void beforeBatch(java.util.Set<String> fencedTables, boolean everyEntryCarriesItsFence,
+                             boolean everyEntryAddedUnderTheFence, long fence, String lock) throws SQLException {
         beforeSend(null, fencedTables.isEmpty() ? null : fencedTables.iterator().next(), TransactionText.Effect.NONE,
                 fence, lock);
     }

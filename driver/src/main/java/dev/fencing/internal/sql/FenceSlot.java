@@ -53,24 +53,43 @@ public enum FenceSlot {
      * word before a bracket, and any other operator (which may call a function), is code.
      */
     static FenceSlot forStatement(FenceSlot slot, SqlTokens tokens) {
-        if (slot == PLAIN) {
-            return PLAIN;
+        return slot == PLAIN || runsCode(tokens) ? PLAIN : slot;
+    }
+
+    /**
+     * True when {@code sql} may run code of its own (a function other than the built-ins above, an
+     * operator other than the built-in ones, a procedure call), by the rule above; a text that cannot
+     * be read counts as code. For statements sent without a fence: the guard hands them the empty
+     * values first, so that a migration mark another client left on the session cannot cover them.
+     */
+    public static boolean mayRunCode(String sql, Dialect dialect) {
+        try {
+            return runsCode(SqlTokens.lex(sql, dialect));
+        } catch (SqlTokens.UnreadableSqlException | RuntimeException unreadable) {
+            return true;
         }
+    }
+
+    private static boolean runsCode(SqlTokens tokens) {
         for (int i = 0; i < tokens.size(); i++) {
             byte kind = tokens.kind(i);
             if (kind == SqlTokens.OPERATOR && !SAFE_OPERATORS.contains(tokens.text(i))) {
-                return PLAIN;
+                return true;
+            }
+            boolean head = i == 0 || tokens.kind(i - 1) == SqlTokens.SEMICOLON;
+            if (head && (tokens.isWord(i, "CALL") || tokens.isWord(i, "DO") || tokens.isWord(i, "EXECUTE"))) {
+                return true;
             }
             if (kind == SqlTokens.QUOTED_IDENTIFIER && i + 1 < tokens.size() && tokens.kind(i + 1) == SqlTokens.OPEN
                     && !followsInto(tokens, i)) {
-                return PLAIN;
+                return true;
             }
             if (kind == SqlTokens.WORD && i + 1 < tokens.size() && tokens.kind(i + 1) == SqlTokens.OPEN
                     && !followsInto(tokens, i) && !BRACKETED_WORDS.contains(tokens.text(i).toLowerCase(java.util.Locale.ROOT))) {
-                return PLAIN;
+                return true;
             }
         }
-        return slot;
+        return false;
     }
 
     /** True when token {@code i} ends the table name of {@code INSERT INTO [schema.]table (columns)}. */
