@@ -15,7 +15,7 @@ import org.springframework.core.task.TaskDecorator;
  *
  * <pre>{@code
  * @Bean
- * TaskDecorator fencingTaskDecorator() {   // Boot applies a TaskDecorator bean to its @Async executor
+ * TaskDecorator fencingTaskDecorator() {   // Boot applies it to its @Async executor when it is the only one
  *     return new FencingTaskDecorator();
  * }
  *
