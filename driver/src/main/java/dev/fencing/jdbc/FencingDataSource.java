@@ -2,10 +2,12 @@ package dev.fencing.jdbc;
 
 import dev.fencing.internal.jdbc.ConfigSources;
 import dev.fencing.internal.jdbc.ConnectionContext;
+import dev.fencing.internal.jdbc.ConnectionFencing;
 import dev.fencing.internal.jdbc.Listeners;
 import dev.fencing.internal.jdbc.Wrappers;
 
 import dev.fencing.FencingConfig;
+import dev.fencing.FencingException;
 import dev.fencing.events.FencingListener;
 
 import java.io.PrintWriter;
@@ -90,8 +92,30 @@ public final class FencingDataSource implements DataSource, AutoCloseable {
         return fence(delegate.getConnection(username, password));
     }
 
+    /**
+     * Fences a connection of the delegate, once: a connection that is fenced already (the delegate
+     * forwards to another {@code FencingDataSource}, as a routing data source over fenced targets
+     * does) is handed on as it is when it is fenced with this configuration, since a second layer
+     * would plan the text the first one spliced. Fenced with another configuration, it is closed
+     * and refused: neither layer alone enforces both.
+     */
     private Connection fence(Connection connection) throws SQLException {
-        return context.fence(connection);
+        FencingConfig already = ConnectionFencing.fencedWith(connection);
+        if (already == null) {
+            return context.fence(connection);
+        }
+        if (already.equals(config)) {
+            return connection;
+        }
+        try {
+            connection.close();
+        } catch (SQLException | RuntimeException e) {
+            // refused either way
+        }
+        throw new FencingException("the delegate of this FencingDataSource handed out a connection that another"
+                + " fencing layer fences with a different configuration (fenced tables " + already.tables() + " there, "
+                + config.tables() + " here, or other keys); two layers would each check the other's statements. Fence each data source once: remove"
+                + " one of the layers, or give both the same configuration.");
     }
 
     /** What this data source's connections share. */

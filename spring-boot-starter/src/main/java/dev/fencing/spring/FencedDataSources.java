@@ -4,6 +4,7 @@ import dev.fencing.FencingConfig;
 import dev.fencing.events.FencingListener;
 import dev.fencing.jdbc.FencingDataSource;
 
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
@@ -14,11 +15,18 @@ import javax.sql.DataSource;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.core.Ordered;
 import org.springframework.core.env.Environment;
+import org.springframework.jdbc.datasource.lookup.AbstractRoutingDataSource;
 
 /**
  * Wraps every {@link DataSource} bean in a {@link FencingDataSource} configured from the
  * application's {@code fencing.*} keys, and remembers each wrapped bean's delegate: migrations
  * (whose DDL on fenced tables a fenced connection refuses) and the JDBC lock store run on it.
+ *
+ * <p>Each physical data source is wrapped once: a bean that is a proxy over a bean wrapped
+ * already, or a routing data source whose every target is, is left as it is (it hands out the
+ * fenced connections of what it forwards to); a routing data source with a target that is not
+ * fenced is wrapped, and its {@link FencingDataSource} hands on the connections of its fenced
+ * targets as they are (see {@link FencingDataSource#getConnection()}).
  *
  * <p>{@link FencingDataSource#unwrap} stays closed: the delegate is reachable only through this
  * bean, which application code has no reason to use.
@@ -27,6 +35,8 @@ final class FencedDataSources implements BeanPostProcessor, Ordered {
 
     private final Environment environment;
     private final Map<DataSource, DataSource> delegates = new IdentityHashMap<>();
+    /** Beans left unwrapped because they forward to a wrapped one, with that one. */
+    private final Map<DataSource, FencingDataSource> proxies = new IdentityHashMap<>();
     private final Map<String, FencingDataSource> byName = new LinkedHashMap<>();
     private final List<FencingListener> listeners = new ArrayList<>();
     private volatile FencingConfig config;
@@ -40,6 +50,17 @@ final class FencedDataSources implements BeanPostProcessor, Ordered {
         if (!(bean instanceof DataSource dataSource) || bean instanceof FencingDataSource) {
             return bean;
         }
+        FencingDataSource underneath = fencedUnderneath(dataSource);
+        if (underneath != null) {
+            // a proxy over a data source wrapped already: a second layer would splice the first one's text
+            synchronized (this) {
+                proxies.put(dataSource, underneath);
+            }
+            return bean;
+        }
+        if (dataSource instanceof AbstractRoutingDataSource routing && everyTargetFenced(routing)) {
+            return bean;
+        }
         FencingDataSource fenced = new FencingDataSource(dataSource, config());
         synchronized (this) {
             delegates.put(fenced, dataSource);
@@ -47,6 +68,48 @@ final class FencedDataSources implements BeanPostProcessor, Ordered {
             listeners.forEach(fenced::addListener);
         }
         return fenced;
+    }
+
+    /**
+     * The fencing data source this one forwards to, through any proxies that answer
+     * {@code isWrapperFor}/{@code unwrap} ({@code LazyConnectionDataSourceProxy},
+     * {@code TransactionAwareDataSourceProxy}, any {@code DelegatingDataSource}, datasource-proxy...);
+     * null when there is none or it cannot tell (then the bean is wrapped, and the data source's own
+     * check at {@code getConnection} keeps a connection fenced already from being fenced twice).
+     * A routing data source is asked for its targets instead: which one it forwards to depends on
+     * the moment.
+     */
+    private static FencingDataSource fencedUnderneath(DataSource dataSource) {
+        if (dataSource instanceof AbstractRoutingDataSource) {
+            return null;
+        }
+        try {
+            if (!dataSource.isWrapperFor(FencingDataSource.class)) {
+                return null;
+            }
+            Object inner = dataSource.unwrap(FencingDataSource.class);
+            return inner instanceof FencingDataSource fenced ? fenced : null;
+        } catch (SQLException | RuntimeException cannotTell) {
+            return null;
+        }
+    }
+
+    /** True when every target of {@code routing}, and its default, is fenced already (then it needs no layer of its own). */
+    private static boolean everyTargetFenced(AbstractRoutingDataSource routing) {
+        List<DataSource> targets = new ArrayList<>(routing.getResolvedDataSources().values());
+        if (routing.getResolvedDefaultDataSource() != null) {
+            targets.add(routing.getResolvedDefaultDataSource());
+        }
+        if (targets.isEmpty()) {
+            return false;
+        }
+        for (DataSource target : targets) {
+            if (!(target instanceof FencingDataSource) && fencedUnderneath(target) == null
+                    && !(target instanceof AbstractRoutingDataSource nested && everyTargetFenced(nested))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Runs late, so that other post-processors see the data source they expect before it is wrapped. */
@@ -69,9 +132,13 @@ final class FencedDataSources implements BeanPostProcessor, Ordered {
         return current;
     }
 
-    /** The delegate of a data source this wrapped; any other data source as it is. */
+    /**
+     * The delegate of a data source this wrapped, or of the wrapped one a proxy bean forwards to
+     * (migrations and the lock store then bypass the proxy); any other data source as it is.
+     */
     synchronized DataSource unwrapped(DataSource dataSource) {
-        return delegates.getOrDefault(dataSource, dataSource);
+        FencingDataSource behindProxy = proxies.get(dataSource);
+        return delegates.getOrDefault(behindProxy == null ? dataSource : behindProxy, dataSource);
     }
 
     /** Makes {@code listener} hear the statements of every data source wrapped so far and from now on. */

@@ -51,7 +51,7 @@ public final class FencingExceptionTranslator implements SQLExceptionTranslator 
             return new StaleFenceDataAccessException(message, stale.attemptedFence(), stale.currentFence(), stale.table(), ex);
         }
         if (ex instanceof MissingFenceException missing) {
-            return new MissingFenceDataAccessException(message, missing.table(), ex);
+            return new MissingFenceDataAccessException(message + FencedLockBypass.explain(), missing.table(), ex);
         }
         if (ex instanceof UnfenceableStatementException unfenceable) {
             return new UnfenceableStatementDataAccessException(message, unfenceable.table(), ex);
@@ -61,7 +61,7 @@ public final class FencingExceptionTranslator implements SQLExceptionTranslator 
             case StaleFenceException.SQL_STATE:
                 return new StaleFenceDataAccessException(message, Fence.current().orElse(0), OptionalLong.empty(), null, ex);
             case MissingFenceException.SQL_STATE:
-                return new MissingFenceDataAccessException(message, null, ex);
+                return new MissingFenceDataAccessException(message + FencedLockBypass.explain(), null, ex);
             case UnfenceableStatementException.SQL_STATE:
                 return new UnfenceableStatementDataAccessException(message, null, ex);
             default:
