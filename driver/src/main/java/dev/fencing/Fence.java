@@ -1,14 +1,9 @@
 package dev.fencing;
 
-import java.util.ArrayList;
-import java.util.LinkedHashSet;
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The calling thread's current fencing token.
@@ -37,11 +32,6 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class Fence {
 
     private static final ThreadLocal<Frame> CURRENT = new ThreadLocal<>();
-    /**
-     * The scopes open now, on every thread. Read only to explain a refused write (a fence in scope
-     * on another thread than the writing one); never to decide anything.
-     */
-    private static final Set<Scope> OPEN = ConcurrentHashMap.newKeySet();
 
     private Fence() {
     }
@@ -126,27 +116,7 @@ public final class Fence {
         }
         Frame frame = new Frame(token, lockName, CURRENT.get());
         CURRENT.set(frame);
-        Scope scope = new Scope(frame, Thread.currentThread());
-        OPEN.add(scope);
-        return scope;
-    }
-
-    /**
-     * Names of the other live threads that have a scope open now (at most {@code max}), for the
-     * message of a write refused for lack of a fence: the fence is usually on the thread that
-     * handed the work over.
-     */
-    static List<String> otherThreadsInScope(int max) {
-        Thread self = Thread.currentThread();
-        Set<String> names = new LinkedHashSet<>();
-        for (Scope scope : OPEN) {
-            if (!scope.owner.isAlive()) {
-                OPEN.remove(scope); // a scope its thread never closed
-            } else if (scope.owner != self && !scope.frame.closed && names.size() < max) {
-                names.add(scope.owner.getName());
-            }
-        }
-        return new ArrayList<>(names);
+        return new Scope(frame, Thread.currentThread());
     }
 
     /**
@@ -223,7 +193,6 @@ public final class Fence {
                 return;
             }
             frame.closed = true;
-            OPEN.remove(this);
             if (Thread.currentThread() == owner) {
                 open();
             }

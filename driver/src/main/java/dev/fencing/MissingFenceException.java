@@ -1,8 +1,5 @@
 package dev.fencing;
 
-import java.util.List;
-import java.util.stream.Collectors;
-
 /**
  * A write to a fenced table was attempted with no fence in scope (SQLState {@code ZF002}).
  * Nothing was sent to the database. Open a scope with {@link Fence#enter(long)} (or run the
@@ -27,22 +24,17 @@ public class MissingFenceException extends FencingException {
     }
 
     /**
-     * The message of a write refused on this thread: it names the thread, and the threads that have
-     * a fence in scope now, since the usual cause is work handed from a lock holder to another thread.
+     * The message of a write refused on this thread: it names the thread, since the usual cause is
+     * work handed from a lock holder to another thread. (Which other thread holds a fence is not
+     * tracked: under the agent {@link Fence} lives on the bootstrap class path, and a registry of
+     * every open scope would cost every scope for the sake of a message.)
      */
     private static String noFenceOnThisThread(String table) {
-        StringBuilder message = new StringBuilder("no fence in scope on thread '").append(Thread.currentThread().getName())
-                .append("' for a write to fenced table ").append(table).append("; nothing was sent. ");
-        List<String> others = Fence.otherThreadsInScope(3);
-        if (!others.isEmpty()) {
-            message.append("A fence is in scope on ").append(others.size() == 1 ? "thread " : "threads ")
-                    .append(others.stream().map(name -> "'" + name + "'").collect(Collectors.joining(", ")))
-                    .append(", not on this one. ");
-        }
-        return message.append("A fence belongs to the thread that entered it: run the write inside Fence.enter(token)"
-                + " (or a lease's scope) on this thread, and hand work to other threads (a new thread, an executor,"
-                + " CompletableFuture, a parallel stream) with the fence passed deliberately: Fence.wrap(task), or"
-                + " with Spring Boot the starter's FencingTaskDecorator.").toString();
+        return "no fence in scope on thread '" + Thread.currentThread().getName() + "' for a write to fenced table "
+                + table + "; nothing was sent. A fence belongs to the thread that entered it: run the write inside"
+                + " Fence.enter(token) (or a lease's scope) on this thread; work a lock holder hands to other threads"
+                + " (a new thread, an executor, CompletableFuture, a parallel stream) carries the fence only when"
+                + " passed deliberately: Fence.wrap(task), or with Spring Boot the starter's FencingTaskDecorator.";
     }
 
     /** The fenced table the refused write was aimed at. */
