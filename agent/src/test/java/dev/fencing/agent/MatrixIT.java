@@ -142,13 +142,21 @@ class MatrixIT {
     }
 
     /** What follows {@code RESULT <name> } in the output. */
-    private static String resultLine(String output, String name) {
-        String prefix = "RESULT " + name + " ";
+    static String resultLine(String output, String name) {
+        return line(output, "RESULT " + name + " ");
+    }
+
+    /** The message of the exception that refused case {@code name}. */
+    static String messageLine(String output, String name) {
+        return line(output, "MESSAGE " + name + " ");
+    }
+
+    private static String line(String output, String prefix) {
         for (String line : output.split("\n")) {
             if (line.startsWith(prefix)) {
                 return line.substring(prefix.length());
             }
         }
-        throw new AssertionError("no result for " + name + "; output:\n" + output);
+        throw new AssertionError("no line '" + prefix + "'; output:\n" + output);
     }
 }
