@@ -180,6 +180,14 @@ public final class MatrixSample {
                 pool.setMinPoolSize(1);
                 return closing(pool::getConnection, pool::close);
             }
+            case "c3p0-pooled": {
+                // c3p0's ConnectionPoolDataSource over its DriverManagerDataSource, used by hand
+                com.mchange.v2.c3p0.DriverManagerDataSource driver = new com.mchange.v2.c3p0.DriverManagerDataSource();
+                driver.setJdbcUrl(url);
+                com.mchange.v2.c3p0.WrapperConnectionPoolDataSource pooled = new com.mchange.v2.c3p0.WrapperConnectionPoolDataSource();
+                pooled.setNestedDataSource(driver);
+                return pooled(pooled::getPooledConnection, () -> { });
+            }
             case "tomcat": {
                 org.apache.tomcat.jdbc.pool.DataSource pool = new org.apache.tomcat.jdbc.pool.DataSource();
                 pool.setUrl(url);
