@@ -179,7 +179,8 @@ public final class AgentBridge {
             throws Exception {
         Hooks current = hooks;
         if (current == null) {
-            return result; // the agent is not ready: no table is fenced yet
+            // unreachable (the hooks are installed before any class is woven); fail closed as exit() does
+            throw new IllegalStateException("fencing agent: a pool's handout was intercepted before the agent was ready");
         }
         return current.handedOut(pool, method, declared, result, caller);
     }
