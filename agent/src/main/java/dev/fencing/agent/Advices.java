@@ -137,7 +137,7 @@ final class Advices {
      */
     static final class Handout {
         @Advice.OnMethodExit(onThrowable = Throwable.class)
-        static void exit(@Advice.This Object pool, @Advice.Origin("#m") String method,
+        static void exit(@Advice.This Object pool, @Advice.Origin("#t.#m") String method,
                          @Advice.Origin("#r") String declared,
                          @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object result,
                          @Advice.Thrown Throwable thrown) throws Exception {

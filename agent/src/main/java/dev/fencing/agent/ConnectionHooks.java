@@ -87,7 +87,9 @@ final class ConnectionHooks implements AgentBridge.Hooks {
     @Override
     public Object handedOut(Object pool, String method, String declared, Object result, Class<?> caller)
             throws SQLException {
-        if (caller != null && Weaver.samePool(pool.getClass().getName(), caller.getName())) {
+        // the pool is the class that declares the woven method (an application's subclass of a pool class is not)
+        String declaring = method.substring(0, method.lastIndexOf('.'));
+        if (caller != null && Weaver.samePool(declaring, caller.getName())) {
             return result; // the pool's own code: the connections it keeps stay raw inside it
         }
         if (result instanceof Connection connection) {
@@ -96,7 +98,7 @@ final class ConnectionHooks implements AgentBridge.Hooks {
             }
             // declared as a concrete class (DBCP 2's PoolableConnection) or a type variable the caller casts to
             // one: refused, unless it is fenced already (an application's own pool of connections the agent fenced)
-            return fenceOrRefuse(pool, connection, null, "fencing agent: " + nameOf(pool) + "." + method + "() hands out a "
+            return fenceOrRefuse(pool, connection, null, "fencing agent: " + method + "() hands out a "
                     + connection.getClass().getName() + ", which a fenced connection cannot stand in for; obtain "
                     + "connections through " + supportedEntryPoint(pool));
         }

@@ -42,7 +42,8 @@ public final class AgentBridge {
         void pooledConnectionReturned(Object source, Object pooled) throws Exception;
 
         /**
-         * Called when a public method of a known pool's class ({@code method}, declared to return
+         * Called when a public method of a known pool's class ({@code method}: declaring class and
+         * name, {@code type.name}, declared to return
          * {@code declared}: a connection type, a {@code Future}, a pooled connection, or a generic
          * pool's object) returned {@code result} to {@code caller} outside every intercepted call
          * of the thread. Returns what the caller gets: {@code result} when the caller is the
