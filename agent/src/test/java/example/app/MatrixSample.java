@@ -1,13 +1,20 @@
 package example.app;
 
 import com.mchange.v2.c3p0.ComboPooledDataSource;
+import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.pool.HikariPool;
 import dev.fencing.Fence;
 import dev.fencing.FencingConfig;
 import dev.fencing.jdbc.FencingDataSource;
 import io.agroal.api.AgroalDataSource;
 import io.agroal.api.configuration.supplier.AgroalDataSourceConfigurationSupplier;
 import org.apache.commons.dbcp2.BasicDataSource;
+import org.apache.commons.dbcp2.DriverManagerConnectionFactory;
+import org.apache.commons.dbcp2.PoolableConnection;
+import org.apache.commons.dbcp2.PoolableConnectionFactory;
+import org.apache.commons.dbcp2.PoolingDataSource;
+import org.apache.commons.pool2.impl.GenericObjectPool;
 import org.h2.jdbcx.JdbcDataSource;
 import org.mariadb.jdbc.Configuration;
 import org.mariadb.jdbc.MariaDbDataSource;
@@ -72,6 +79,7 @@ public final class MatrixSample {
             try {
                 out.append("connection=").append(connections.writeUnder(CURRENT, table, "current", id, out));
             } catch (SQLException e) {
+                System.out.println("MESSAGE " + source + ":" + database + " " + e.getMessage());
                 return "refused=" + e.getClass().getSimpleName() + "/" + e.getSQLState();
             }
             out.append(" stale=").append(connections.writeUnder(STALE, table, "stale", id, null));
@@ -172,6 +180,14 @@ public final class MatrixSample {
                 pool.setMinPoolSize(1);
                 return closing(pool::getConnection, pool::close);
             }
+            case "c3p0-pooled": {
+                // c3p0's ConnectionPoolDataSource over its DriverManagerDataSource, used by hand
+                com.mchange.v2.c3p0.DriverManagerDataSource driver = new com.mchange.v2.c3p0.DriverManagerDataSource();
+                driver.setJdbcUrl(url);
+                com.mchange.v2.c3p0.WrapperConnectionPoolDataSource pooled = new com.mchange.v2.c3p0.WrapperConnectionPoolDataSource();
+                pooled.setNestedDataSource(driver);
+                return pooled(pooled::getPooledConnection, () -> { });
+            }
             case "tomcat": {
                 org.apache.tomcat.jdbc.pool.DataSource pool = new org.apache.tomcat.jdbc.pool.DataSource();
                 pool.setUrl(url);
@@ -187,6 +203,53 @@ public final class MatrixSample {
                 pool.setDriverClassName(DriverManager.getDriver(url).getClass().getName());
                 pool.setMaxActive(2);
                 return closing(() -> pool.getPooledConnection().getConnection(), pool::close);
+            }
+            case "hikari-pool": {
+                // HikariCP's HikariPool is public API: new HikariPool(config).getConnection()
+                HikariConfig config = new HikariConfig();
+                config.setJdbcUrl(url);
+                config.setMaximumPoolSize(2);
+                HikariPool pool = new HikariPool(config);
+                return closing(pool::getConnection, pool::shutdown);
+            }
+            case "tomcat-async": {
+                // Tomcat JDBC's documented asynchronous borrow (fair queue, the default)
+                org.apache.tomcat.jdbc.pool.DataSource pool = tomcat(url);
+                return closing(() -> await(pool.getConnectionAsync()), pool::close);
+            }
+            case "tomcat-pool": {
+                org.apache.tomcat.jdbc.pool.DataSource pool = tomcat(url);
+                org.apache.tomcat.jdbc.pool.ConnectionPool connectionPool = pool.createPool();
+                return closing(connectionPool::getConnection, pool::close);
+            }
+            case "tomcat-getpool": {
+                org.apache.tomcat.jdbc.pool.DataSource pool = tomcat(url);
+                pool.createPool();
+                return closing(() -> pool.getPool().getConnection(), pool::close);
+            }
+            case "tomcat-pool-async": {
+                org.apache.tomcat.jdbc.pool.DataSource pool = tomcat(url);
+                org.apache.tomcat.jdbc.pool.ConnectionPool connectionPool = pool.createPool();
+                return closing(() -> await(connectionPool.getConnectionAsync()), pool::close);
+            }
+            case "dbcp2-borrow": {
+                // DBCP 2's manual pooling: GenericObjectPool<PoolableConnection>.borrowObject()
+                GenericObjectPool<PoolableConnection> pool = dbcp2Pool(url);
+                return closing(() -> {
+                    try {
+                        return pool.borrowObject();
+                    } catch (SQLException e) {
+                        throw e;
+                    } catch (Exception e) {
+                        throw new SQLException(e);
+                    }
+                }, pool);
+            }
+            case "dbcp2-pooling": {
+                // the same pool through DBCP 2's PoolingDataSource, as its docs show it
+                GenericObjectPool<PoolableConnection> pool = dbcp2Pool(url);
+                PoolingDataSource<PoolableConnection> dataSource = new PoolingDataSource<>(pool);
+                return closing(dataSource::getConnection, dataSource);
             }
             case "agroal": {
                 AgroalDataSource pool = AgroalDataSource.from(new AgroalDataSourceConfigurationSupplier()
@@ -241,6 +304,34 @@ public final class MatrixSample {
             default:
                 throw new IllegalArgumentException("unknown source " + source);
         }
+    }
+
+    private static org.apache.tomcat.jdbc.pool.DataSource tomcat(String url) throws SQLException {
+        org.apache.tomcat.jdbc.pool.DataSource pool = new org.apache.tomcat.jdbc.pool.DataSource();
+        pool.setUrl(url);
+        pool.setDriverClassName(DriverManager.getDriver(url).getClass().getName());
+        pool.setMaxActive(2);
+        pool.setInitialSize(1);
+        return pool;
+    }
+
+    private static Connection await(java.util.concurrent.Future<Connection> future) throws SQLException {
+        try {
+            return future.get();
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw e.getCause() instanceof SQLException sql ? sql : new SQLException(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SQLException(e);
+        }
+    }
+
+    private static GenericObjectPool<PoolableConnection> dbcp2Pool(String url) {
+        PoolableConnectionFactory factory = new PoolableConnectionFactory(new DriverManagerConnectionFactory(url), null);
+        GenericObjectPool<PoolableConnection> pool = new GenericObjectPool<>(factory);
+        pool.setMaxTotal(2);
+        factory.setPool(pool);
+        return pool;
     }
 
     /** The driver's own plain data source. */

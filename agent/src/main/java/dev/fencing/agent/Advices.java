@@ -128,6 +128,26 @@ final class Advices {
         }
     }
 
+    /**
+     * A public method of a known pool's class that may hand out a connection (returns a connection
+     * type, a {@code Future}, a pooled connection, or a generic pool's object): when no intercepted
+     * call encloses it, the hooks see what it returns and who called it. It does not count as an
+     * intercepted call itself: a pool's handouts nest in one another, and the pool's own calls are
+     * told apart by their caller.
+     */
+    static final class Handout {
+        @Advice.OnMethodExit(onThrowable = Throwable.class)
+        static void exit(@Advice.This Object pool, @Advice.Origin("#t.#m") String method,
+                         @Advice.Origin("#r") String declared,
+                         @Advice.Return(readOnly = false, typing = Assigner.Typing.DYNAMIC) Object result,
+                         @Advice.Thrown Throwable thrown) throws Exception {
+            if (thrown == null && result != null && AgentBridge.outermost()) {
+                // inlined into the pool's method: the caller is whoever called that method
+                result = AgentBridge.handedOut(pool, method, declared, result, AgentBridge.CALLERS.getCallerClass());
+            }
+        }
+    }
+
     /** Redisson {@code RFencedLock.lockAndGetToken} / {@code tryLockAndGetToken}. */
     static final class FencedLockToken {
         @Advice.OnMethodExit(onThrowable = Throwable.class)

@@ -79,7 +79,102 @@ final class ConnectionHooks implements AgentBridge.Hooks {
     @Override
     public Object connectionReturned(Object source, Object connection, String url, boolean covariant)
             throws SQLException {
-        Connection raw = (Connection) connection;
+        return fenceOrRefuse(source, (Connection) connection, url, covariant ? "fencing agent: " + nameOf(source)
+                + " returns its own connection type, which a fenced connection cannot be; obtain "
+                + "connections through the java.sql.Driver or javax.sql.DataSource interface" : null);
+    }
+
+    @Override
+    public Object handedOut(Object pool, String method, String declared, Object result, Class<?> caller)
+            throws SQLException {
+        // the pool is the class that declares the woven method (an application's subclass of a pool class is not)
+        String declaring = method.substring(0, method.lastIndexOf('.'));
+        if (caller != null && Weaver.samePool(declaring, caller.getName())) {
+            return result; // the pool's own code: the connections it keeps stay raw inside it
+        }
+        if (result instanceof Connection connection) {
+            if (declared.equals("java.sql.Connection")) {
+                return fenceOrRefuse(pool, connection, null, null);
+            }
+            // declared as a concrete class (DBCP 2's PoolableConnection) or a type variable the caller casts to
+            // one: refused, unless it is fenced already (an application's own pool of connections the agent fenced)
+            return fenceOrRefuse(pool, connection, null, "fencing agent: " + method + "() hands out a "
+                    + connection.getClass().getName() + ", which a fenced connection cannot stand in for; obtain "
+                    + "connections through " + supportedEntryPoint(pool));
+        }
+        if (result instanceof java.util.concurrent.Future<?> future && declared.equals("java.util.concurrent.Future")) {
+            return new FencedFuture(this, pool, future);
+        }
+        if (result instanceof javax.sql.PooledConnection) {
+            pooledConnectionReturned(pool, result);
+        }
+        return result;
+    }
+
+    /** The entry point of a pool that hands out fenced connections, for a refusal's message. */
+    private static String supportedEntryPoint(Object pool) {
+        String name = pool.getClass().getName();
+        if (name.startsWith("org.apache.commons.")) {
+            return "DBCP 2's PoolingDataSource (new PoolingDataSource<>(pool).getConnection()) or BasicDataSource";
+        }
+        return "the pool's javax.sql.DataSource getConnection()";
+    }
+
+    /** A {@code Future<Connection>} of a pool (Tomcat JDBC's async borrow) whose connection is fenced when it is taken. */
+    private static final class FencedFuture implements java.util.concurrent.Future<Object> {
+        private final ConnectionHooks hooks;
+        private final Object pool;
+        private final java.util.concurrent.Future<?> delegate;
+
+        FencedFuture(ConnectionHooks hooks, Object pool, java.util.concurrent.Future<?> delegate) {
+            this.hooks = hooks;
+            this.pool = pool;
+            this.delegate = delegate;
+        }
+
+        @Override
+        public boolean cancel(boolean mayInterruptIfRunning) {
+            return delegate.cancel(mayInterruptIfRunning);
+        }
+
+        @Override
+        public boolean isCancelled() {
+            return delegate.isCancelled();
+        }
+
+        @Override
+        public boolean isDone() {
+            return delegate.isDone();
+        }
+
+        @Override
+        public Object get() throws InterruptedException, java.util.concurrent.ExecutionException {
+            return fenced(delegate.get());
+        }
+
+        @Override
+        public Object get(long timeout, java.util.concurrent.TimeUnit unit)
+                throws InterruptedException, java.util.concurrent.ExecutionException, java.util.concurrent.TimeoutException {
+            return fenced(delegate.get(timeout, unit));
+        }
+
+        private Object fenced(Object value) throws java.util.concurrent.ExecutionException {
+            if (!(value instanceof Connection connection)) {
+                return value;
+            }
+            try {
+                return hooks.fenceOrRefuse(pool, connection, null, null);
+            } catch (SQLException e) {
+                throw new java.util.concurrent.ExecutionException(e);
+            }
+        }
+    }
+
+    /**
+     * The connection fenced, or as it was when nothing is fenced (yet) or its URL is left alone;
+     * with a {@code refusal} message, refused instead of fenced.
+     */
+    private Object fenceOrRefuse(Object source, Connection raw, String url, String refusal) throws SQLException {
         try {
             FencingConfig config = tables.current();
             if (config == null) {
@@ -98,10 +193,8 @@ final class ConnectionHooks implements AgentBridge.Hooks {
                     return raw;
                 }
             }
-            if (covariant) {
-                throw new FencingException("fencing agent: " + nameOf(source)
-                        + " returns its own connection type, which a fenced connection cannot be; obtain "
-                        + "connections through the java.sql.Driver or javax.sql.DataSource interface");
+            if (refusal != null) {
+                throw new FencingException(refusal);
             }
             return ConnectionFencing.fence(raw, fenced);
         } catch (SQLException e) {

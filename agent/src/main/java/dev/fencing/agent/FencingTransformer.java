@@ -52,7 +52,7 @@ final class FencingTransformer implements ClassFileTransformer {
         }
         boolean candidate = (flags & (ClassFileFilter.CONNECT | ClassFileFilter.GET_CONNECTION | ClassFileFilter.POOLED
                 | ClassFileFilter.BUILDER)) != 0
-                || namedTargets.contains(className);
+                || namedTargets.contains(className) || Weaver.poolPackages(className) != null;
         return candidate ? weaver.weave(loader, className, classfile) : null;
     }
 
@@ -96,7 +96,7 @@ final class FencingTransformer implements ClassFileTransformer {
                     || javax.sql.PooledConnectionBuilder.class.isAssignableFrom(type)
                     || javax.sql.XAConnectionBuilder.class.isAssignableFrom(type)
                     || javax.sql.ConnectionEventListener.class.isAssignableFrom(type));
-            if ((source || namedTargets.contains(type.getName().replace('.', '/')))
+            if ((source || namedTargets.contains(type.getName().replace('.', '/')) || Weaver.poolPackages(type.getName()) != null)
                     && instrumentation.isModifiableClass(type)) {
                 retransform.add(type);
             }

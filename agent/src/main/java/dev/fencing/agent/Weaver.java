@@ -24,7 +24,11 @@ import java.util.Set;
 import static net.bytebuddy.matcher.ElementMatchers.declaresMethod;
 import static net.bytebuddy.matcher.ElementMatchers.hasSuperType;
 import static net.bytebuddy.matcher.ElementMatchers.isAbstract;
+import static net.bytebuddy.matcher.ElementMatchers.isBridge;
+import static net.bytebuddy.matcher.ElementMatchers.isConstructor;
+import static net.bytebuddy.matcher.ElementMatchers.isPublic;
 import static net.bytebuddy.matcher.ElementMatchers.isStatic;
+import static net.bytebuddy.matcher.ElementMatchers.none;
 import static net.bytebuddy.matcher.ElementMatchers.named;
 import static net.bytebuddy.matcher.ElementMatchers.namedOneOf;
 import static net.bytebuddy.matcher.ElementMatchers.not;
@@ -83,6 +87,51 @@ final class Weaver {
                     "removeIdleTimeoutConnection", "close", "closeAll", "testGetConnectionIdleThreadIds"));
 
     /**
+     * The packages of the pools the agent knows, one list per pool: a pool's public classes hand
+     * out connections through methods the agent does not list by name ({@code HikariPool},
+     * Tomcat's {@code ConnectionPool} and async borrows, a generic pool's {@code borrowObject}).
+     * Every public instance method of a class here that may return a connection is woven with
+     * {@link Advices.Handout}: called from outside the pool's own classes (and outside every
+     * intercepted call), what it returns is fenced or refused. Classes that are themselves JDBC
+     * objects (the pool's proxies) are left out: the fenced layer sits over them.
+     */
+    static final List<List<String>> POOL_PACKAGES = List.of(
+            List.of("com.zaxxer.hikari."),
+            List.of("org.apache.tomcat.jdbc.pool."),
+            List.of("org.apache.commons.dbcp2.", "org.apache.commons.pool2."),
+            List.of("com.mchange.v2.c3p0.", "com.mchange.v2.resourcepool."),
+            List.of("io.agroal."),
+            List.of("org.vibur.dbcp.", "org.vibur.objectpool."),
+            List.of("oracle.ucp."));
+
+    /** The packages of the pool {@code className} (binary or internal name) belongs to, else null. */
+    static List<String> poolPackages(String className) {
+        String name = className.replace('/', '.');
+        for (List<String> pool : POOL_PACKAGES) {
+            for (String prefix : pool) {
+                if (name.startsWith(prefix)) {
+                    return pool;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** Whether {@code caller} is a class of the same pool as {@code poolClass}. */
+    static boolean samePool(String poolClass, String caller) {
+        List<String> pool = poolPackages(poolClass);
+        if (pool == null) {
+            return false;
+        }
+        for (String prefix : pool) {
+            if (caller.startsWith(prefix)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
      * The classes whose {@code PooledConnection.getConnection()} is woven (binary names): the
      * {@code XAConnection} / {@code PooledConnection} a data source hands out is accepted only
      * when its {@code getConnection()} is one of these, else the data source's call is refused.
@@ -132,6 +181,14 @@ final class Weaver {
                         .and(takesArguments(0).or(takesArguments(String.class, String.class))).and(not(isAbstract()))
                         .and(not(isStatic()));
         static final ElementMatcher.Junction<TypeDescription> CONNECTION = named("java.sql.Connection");
+        /** A pool's method that may hand out a connection: by its declared return type, or a generic pool's borrow. */
+        static final ElementMatcher.Junction<MethodDescription> HANDOUT = isPublic().and(not(isStatic()))
+                .and(not(isAbstract())).and(not(isBridge())).and(not(isConstructor()))
+                .and(returns(hasSuperType(namedOneOf("java.sql.Connection", "javax.sql.PooledConnection",
+                        "java.util.concurrent.Future"))).or(named("borrowObject")));
+        /** The JDBC objects of a pool (its proxies): their connection-returning methods sit under the fenced layer. */
+        static final ElementMatcher.Junction<TypeDescription> JDBC_OBJECT = hasSuperType(namedOneOf(
+                "java.sql.Connection", "java.sql.Statement", "java.sql.DatabaseMetaData", "java.sql.ResultSet"));
         static final ElementMatcher.Junction<TypeDescription> CONNECTION_SUBTYPE =
                 hasSuperType(named("java.sql.Connection")).and(not(CONNECTION));
         static final ByteBuddy BYTE_BUDDY = new ByteBuddy()
@@ -238,6 +295,7 @@ final class Weaver {
             return advice;
         }
         String name = type.getName();
+        ElementMatcher.Junction<MethodDescription> advised = none(); // the methods given an advice below
         boolean bridges = false; // the bridge methods over covariant connection-returning methods, instrumented once
         if (declaresMethod(named("connect")).matches(type) && hasSuperType(named("java.sql.Driver")).matches(type)) {
             advice.add(Advice.to(Advices.DriverConnect.class).on(Lazy.CONNECT.and(returns(Lazy.CONNECTION))));
@@ -245,6 +303,7 @@ final class Weaver {
             // MariaDB's public static Driver.connect(Configuration): another way in to the same connections
             advice.add(Advice.to(Advices.StaticConnect.class).on(Lazy.STATIC_CONNECT.and(returns(Lazy.CONNECTION))));
             advice.add(Advice.to(Advices.StaticCovariant.class).on(Lazy.STATIC_CONNECT.and(returns(Lazy.CONNECTION_SUBTYPE))));
+            advised = advised.or(Lazy.CONNECT).or(Lazy.STATIC_CONNECT);
             bridges = true;
         } else {
             boolean dataSource = hasSuperType(named("javax.sql.CommonDataSource")).matches(type)
@@ -254,6 +313,7 @@ final class Weaver {
             if ((dataSource || pooledConnection) && declaresMethod(Lazy.GET_CONNECTION).matches(type)) {
                 advice.add(Advice.to(Advices.GetConnection.class).on(Lazy.GET_CONNECTION.and(returns(Lazy.CONNECTION))));
                 advice.add(Advice.to(Advices.Covariant.class).on(Lazy.GET_CONNECTION.and(returns(Lazy.CONNECTION_SUBTYPE))));
+                advised = advised.or(Lazy.GET_CONNECTION);
                 bridges = true;
                 if (pooledConnection) {
                     WOVEN_POOLED_CONNECTIONS.add(name);
@@ -261,6 +321,7 @@ final class Weaver {
             }
             if (dataSource && declaresMethod(Lazy.POOLED_FACTORY).matches(type)) {
                 advice.add(Advice.to(Advices.PooledFactory.class).on(Lazy.POOLED_FACTORY));
+                advised = advised.or(Lazy.POOLED_FACTORY);
             }
         }
         if (hasSuperType(named("java.sql.ConnectionBuilder")).matches(type)
@@ -268,11 +329,13 @@ final class Weaver {
             // JDBC 4.3: dataSource.createConnectionBuilder().user(..).build()
             advice.add(Advice.to(Advices.GetConnection.class).on(Lazy.BUILD.and(returns(Lazy.CONNECTION))));
             advice.add(Advice.to(Advices.Covariant.class).on(Lazy.BUILD.and(returns(Lazy.CONNECTION_SUBTYPE))));
+            advised = advised.or(Lazy.BUILD);
             bridges = true;
         }
         if (hasSuperType(namedOneOf("javax.sql.PooledConnectionBuilder", "javax.sql.XAConnectionBuilder")).matches(type)
                 && declaresMethod(Lazy.BUILD).matches(type)) {
             advice.add(Advice.to(Advices.PooledFactory.class).on(Lazy.BUILD));
+            advised = advised.or(Lazy.BUILD);
         }
         if (bridges) {
             advice.add(new BridgeAdvice());
@@ -287,6 +350,13 @@ final class Weaver {
         if (poolMethods != null) {
             advice.add(Advice.to(Advices.PoolInternal.class).on(namedOneOf(poolMethods.toArray(String[]::new))
                     .and(not(isAbstract()))));
+            advised = advised.or(namedOneOf(poolMethods.toArray(String[]::new)));
+        }
+        if (poolPackages(name) != null && !Lazy.JDBC_OBJECT.matches(type)) {
+            ElementMatcher.Junction<MethodDescription> handouts = Lazy.HANDOUT.and(not(advised));
+            if (!type.getDeclaredMethods().filter(handouts).isEmpty()) {
+                advice.add(Advice.to(Advices.Handout.class).on(handouts));
+            }
         }
         if (name.equals(REDISSON_FENCED_LOCK)) {
             advice.add(Advice.to(Advices.FencedLockToken.class).on(

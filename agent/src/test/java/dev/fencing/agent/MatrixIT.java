@@ -36,7 +36,10 @@ class MatrixIT {
 
     /** Sources every database has; plus the ones of {@link #ONLY}. */
     private static final List<String> COMMON = List.of("drivermanager", "datasource", "xa", "pooled", "hikari",
-            "dbcp2", "c3p0", "tomcat", "agroal", "own-fencingds", "own-url", "own-hikari-url", "tomcat-pooled");
+            "dbcp2", "c3p0", "tomcat", "agroal", "own-fencingds", "own-url", "own-hikari-url", "tomcat-pooled",
+            // the pools' own public handouts beside DataSource.getConnection() (HandoutIT runs each in a JVM of its own)
+            "hikari-pool", "tomcat-async", "tomcat-pool", "tomcat-getpool", "tomcat-pool-async", "dbcp2-borrow",
+            "dbcp2-pooling", "c3p0-pooled");
     private static final Map<String, List<String>> ONLY = Map.of(
             "pg", List.of("liar", "virtual"),
             "mariadb", List.of("mariadb-pool", "mariadb-pools", "mariadb-static"),
@@ -48,12 +51,14 @@ class MatrixIT {
             "tomcat-pooled:pg",
             "datasource:mariadb", "xa:mariadb", "pooled:mariadb", "mariadb-pool:mariadb", "mariadb-pools:mariadb",
             "mariadb-static:mariadb", "dbcp2:mariadb", "own-url:mariadb",
-            "xa:h2", "pooled:h2", "c3p0:h2", "agroal:h2", "drivermanager:h2", "builder:h2");
+            "xa:h2", "pooled:h2", "c3p0:h2", "agroal:h2", "drivermanager:h2", "builder:h2",
+            "hikari-pool:h2", "tomcat-pool-async:h2", "dbcp2-borrow:h2", "dbcp2-pooling:pg", "c3p0-pooled:mariadb");
 
     /** What each case must end in, when it is not fenced. */
     private static final Map<String, String> REFUSED = Map.of(
             "mariadb-static", "refused=FencingException/ZF000",
-            "tomcat-pooled", "refused=FencingException/ZF000");
+            "tomcat-pooled", "refused=FencingException/ZF000",
+            "dbcp2-borrow", "refused=FencingException/ZF000");
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("dev.fencing.agent.ChildJvm#javas")
@@ -142,13 +147,21 @@ class MatrixIT {
     }
 
     /** What follows {@code RESULT <name> } in the output. */
-    private static String resultLine(String output, String name) {
-        String prefix = "RESULT " + name + " ";
+    static String resultLine(String output, String name) {
+        return line(output, "RESULT " + name + " ");
+    }
+
+    /** The message of the exception that refused case {@code name}. */
+    static String messageLine(String output, String name) {
+        return line(output, "MESSAGE " + name + " ");
+    }
+
+    private static String line(String output, String prefix) {
         for (String line : output.split("\n")) {
             if (line.startsWith(prefix)) {
                 return line.substring(prefix.length());
             }
         }
-        throw new AssertionError("no result for " + name + "; output:\n" + output);
+        throw new AssertionError("no line '" + prefix + "'; output:\n" + output);
     }
 }

@@ -41,6 +41,18 @@ public final class AgentBridge {
          */
         void pooledConnectionReturned(Object source, Object pooled) throws Exception;
 
+        /**
+         * Called when a public method of a known pool's class ({@code method}: declaring class and
+         * name, {@code type.name}, declared to return
+         * {@code declared}: a connection type, a {@code Future}, a pooled connection, or a generic
+         * pool's object) returned {@code result} to {@code caller} outside every intercepted call
+         * of the thread. Returns what the caller gets: {@code result} when the caller is the
+         * pool's own code or it is no connection; a connection fenced, or a {@code Future} whose
+         * connections are; throws (an {@code SQLException}) when it cannot stand in a fenced one
+         * for it (it has then been closed).
+         */
+        Object handedOut(Object pool, String method, String declared, Object result, Class<?> caller) throws Exception;
+
         /** A fenced lock (Redisson's {@code RFencedLock}) returned a token to this thread. */
         void tokenAcquired(Object lock, Object token);
 
@@ -57,6 +69,12 @@ public final class AgentBridge {
     private static final ThreadLocal<Calls> CALLS = ThreadLocal.withInitial(Calls::new);
 
     private static volatile Hooks hooks;
+
+    /**
+     * Called by the advice inlined into a pool's handout methods, so that
+     * {@code getCallerClass()} names the class that called the pool's method.
+     */
+    public static final StackWalker CALLERS = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
 
     private AgentBridge() {
     }
@@ -150,6 +168,22 @@ public final class AgentBridge {
      */
     public static Object bridgeReturned(Object connection, Object source, String url) throws Exception {
         return exit(source, connection, null, url, false);
+    }
+
+    /** True when no intercepted call (connect, getConnection, a pool's own connection-making method) is active on this thread. */
+    public static boolean outermost() {
+        return CALLS.get().depth == 0;
+    }
+
+    /** A pool's public method returned {@code result} outside every intercepted call: see {@link Hooks#handedOut}. */
+    public static Object handedOut(Object pool, String method, String declared, Object result, Class<?> caller)
+            throws Exception {
+        Hooks current = hooks;
+        if (current == null) {
+            // unreachable (the hooks are installed before any class is woven); fail closed as exit() does
+            throw new IllegalStateException("fencing agent: a pool's handout was intercepted before the agent was ready");
+        }
+        return current.handedOut(pool, method, declared, result, caller);
     }
 
     public static void tokenAcquired(Object lock, Object token) {
