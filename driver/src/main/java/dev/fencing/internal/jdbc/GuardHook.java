@@ -123,22 +123,19 @@ final class GuardHook implements SendHook {
     public void beforeBatch(java.util.Set<String> fencedTables, boolean everyEntryCarriesItsFence,
                             boolean everyEntryAddedUnderTheFence, long fence, String lock) throws SQLException {
         refuseWithoutTheGuard(null, fencedTables.isEmpty() ? null : fencedTables.iterator().next());
-        boolean carried = everyEntryCarriesItsFence && session != null && session.transactionLocal();
+        if (!everyEntryAddedUnderTheFence) {
+            // the entries run one after another in one transaction: code an entry runs before its
+            // own fence is evaluated (a default, a domain check, a trigger) would see the entry's before
+            throw new FencingException("the entries of this batch were added under different fences (or none), or"
+                    + " under another fence than the one in scope now, and the database guard checks a batch under"
+                    + " one fence: an entry would run with a fence it was not added under. Add and execute a batch"
+                    + " in one fence scope; the batch was cleared and nothing was sent.");
+        }
+        boolean carried = everyEntryCarriesItsFence;
         for (String table : fencedTables) {
             carried &= !state.runsCodeFirst(table);
         }
-        if (!carried && !everyEntryAddedUnderTheFence) {
-            // what does not carry its own fence runs under the one handed over for the whole batch
-            throw new FencingException("the entries of this batch were added under different fences (or none), or"
-                    + " under another fence than the one in scope now, and the database guard checks the batch under"
-                    + " the one fence in scope at executeBatch, which would give an entry a fence it was not added"
-                    + " under. Add and execute a batch in one fence scope; the batch was cleared and nothing was sent.");
-        }
         handOver(carried, !carried, fence, lock);
-        if (carried && !everyEntryAddedUnderTheFence) {
-            // each entry set its own fence: the transaction's value is whichever ran last
-            known = false;
-        }
     }
 
     /** Texts read for code lately (PostgreSQL, statements sent without a fence), so that none is lexed again. */
@@ -208,34 +205,39 @@ final class GuardHook implements SendHook {
     private void handOverTransactionLocal(boolean carried, boolean writesUnseen, long fence, String lock)
             throws SQLException {
         if (!transaction.inTransaction()) {
-            if (carried) {
-                // its own text hands the fence over, and its transaction ends with it
+            if (!carried && fence != 0) {
+                // the set in the short transaction clears the session-level values too (kept at its commit)
+                ShortTransaction.open(database);
+                shortTransaction = true;
+                ranInShortTransaction = true;
+                set(fence, lock);
                 return;
             }
-            if (fence == 0) {
-                if (!sessionClean || writesUnseen) {
-                    // a raw script's session-level mark or fence must not cover what this hold sends;
-                    // before a form that may write unseen, again each time (behind a transaction-mode
-                    // pooler another client may have left one since), but outside a transaction, so
-                    // that a procedure that commits by itself still runs
-                    session.clearSession();
-                    sessionClean = true;
-                }
-                return;
+            if (!sessionClean || fence == 0 && writesUnseen) {
+                // a raw script's session-level mark or fence must not cover what this hold sends, not
+                // even code a carrying write runs before its own fence is evaluated (a column
+                // default, a domain check, a trigger): once per hold, and before each statement
+                // without a fence that visibly runs code (behind a transaction-mode pooler another
+                // client may have left one since). Outside a transaction, so that a procedure
+                // that commits by itself still runs.
+                session.clearSession();
+                sessionClean = true;
             }
-            ShortTransaction.open(database);
-            shortTransaction = true;
-            ranInShortTransaction = true;
-            set(fence, lock);
+            // the text hands its fence over, or there is none to hand over; whatever runs before
+            // that sees no value, so its writes are refused, never let through
             return;
         }
         long generation = transaction.generation();
         if (known && knownIn != generation) {
             known = false;
         }
+        boolean hidden = sessionClean || neutralisedIn == generation;
         if (carried) {
-            if (known && (knownFence == fence || knownFence == 0) && (carriedOver == 0 || carriedOver == fence)) {
-                // the text sets the same fence itself; nothing it evaluates first sees another one
+            // trusted only where anything the text runs before its own fence sees that fence and
+            // lock, or none at all: never another holder's, a raw script's, or another lock's
+            boolean noneOrSame = knownFence == 0 && knownLock == null
+                    || knownFence == fence && Objects.equals(knownLock, lock);
+            if (hidden && known && noneOrSame && (carriedOver == 0 || carriedOver == fence)) {
                 if (knownFence == 0) {
                     carriedOver = fence;
                 }

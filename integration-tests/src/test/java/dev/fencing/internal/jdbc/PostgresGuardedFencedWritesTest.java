@@ -60,4 +60,31 @@ class PostgresGuardedFencedWritesTest extends PostgresFencedWritesTest {
         }
         return fenced;
     }
+
+    /**
+     * With the guard, a batch runs under one fence: entries added under different fences are
+     * refused with the batch (an entry's code that runs before its own fence would see another
+     * entry's), nothing sent.
+     */
+    @Override
+    @org.junit.jupiter.api.Test
+    void eachBatchEntryCarriesTheFenceInScopeWhenItWasAdded() throws SQLException {
+        seed(1, "pending", 100, 5);
+        seed(2, "pending", 100, 5);
+        java.sql.PreparedStatement update = connection().prepareStatement("UPDATE orders SET amount = ? WHERE id = ?");
+        try (dev.fencing.Fence.Scope scope = dev.fencing.Fence.enter(6)) {
+            update.setLong(1, 1);
+            update.setLong(2, 1);
+            update.addBatch();
+        }
+        try (dev.fencing.Fence.Scope outer = dev.fencing.Fence.enter(8)) {
+            update.setLong(1, 2);
+            update.setLong(2, 2);
+            update.addBatch();
+            org.assertj.core.api.Assertions.assertThatThrownBy(update::executeBatch)
+                    .isInstanceOf(dev.fencing.FencingException.class).hasMessageContaining("different fences");
+        }
+        org.assertj.core.api.Assertions.assertThat(order(1)).isEqualTo(new Order(1, "pending", 100, 5));
+        org.assertj.core.api.Assertions.assertThat(order(2)).isEqualTo(new Order(2, "pending", 100, 5));
+    }
 }
