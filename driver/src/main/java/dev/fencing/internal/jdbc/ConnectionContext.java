@@ -82,8 +82,11 @@ public final class ConnectionContext {
      * database guard plugs in here (its session fence, when {@code fencing.database-guard=required}).
      */
     static SendHook.Factory sendHookFactory(FencingConfig config) {
-        return config.guardRequired() ? (database, dialect, transaction) -> GuardHook.of(database, dialect, transaction, config)
-                : null;
+        if (!config.guardRequired()) {
+            return null;
+        }
+        CodeInTexts codeInTexts = new CodeInTexts();
+        return (database, dialect, transaction) -> GuardHook.of(database, dialect, transaction, config, codeInTexts);
     }
 
     FencingConfig config() {

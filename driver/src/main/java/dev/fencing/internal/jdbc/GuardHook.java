@@ -43,6 +43,8 @@ final class GuardHook implements SendHook {
     private final SessionFence session;
     private final Connection database;
     private final TransactionState transaction;
+    /** What texts sent without a fence may run, read once per data source. */
+    private final CodeInTexts codeInTexts;
 
     /** True while the values below are what the triggers see (PostgreSQL: in {@link #knownIn}). */
     private boolean known;
@@ -70,7 +72,9 @@ final class GuardHook implements SendHook {
     /** The last statement ran in a short transaction (its failure may need explaining). */
     private boolean ranInShortTransaction;
 
-    private GuardHook(GuardStates.State state, SessionFence session, Connection database, TransactionState transaction) {
+    private GuardHook(GuardStates.State state, SessionFence session, Connection database, TransactionState transaction,
+                      CodeInTexts codeInTexts) {
+        this.codeInTexts = codeInTexts;
         this.state = state;
         this.session = session;
         this.database = database;
@@ -84,12 +88,15 @@ final class GuardHook implements SendHook {
         }
     }
 
-    static GuardHook of(Connection database, Dialect dialect, TransactionState transaction, FencingConfig config) {
+    /** The hook of one connection; {@code codeInTexts} is shared by the connections of one data source. */
+    static GuardHook of(Connection database, Dialect dialect, TransactionState transaction, FencingConfig config,
+                        CodeInTexts codeInTexts) {
         try {
             SessionFence session = SessionFence.of(database, dialect);
-            return new GuardHook(GuardStates.of(database, dialect, config), session, database, transaction);
+            return new GuardHook(GuardStates.of(database, dialect, config), session, database, transaction, codeInTexts);
         } catch (FencingException unsupported) {
-            return new GuardHook(new GuardStates.State(unsupported.getMessage()), null, database, transaction);
+            return new GuardHook(new GuardStates.State(unsupported.getMessage()), null, database, transaction,
+                    codeInTexts);
         }
     }
 
@@ -101,11 +108,6 @@ final class GuardHook implements SendHook {
     @Override
     public void beforePrepare(FencePlan plan) throws SQLException {
         refuseWithoutTheGuard(plan, plan.kind() == FencePlan.Kind.FENCED ? plan.fencedTable() : null);
-    }
-
-    @Override
-    public void beforeSend(long fence, String lock) throws SQLException {
-        beforeSend(null, null, TransactionText.Effect.NONE, fence, lock);
     }
 
     @Override
@@ -138,29 +140,12 @@ final class GuardHook implements SendHook {
         handOver(carried, !carried, fence, lock);
     }
 
-    /** Texts read for code lately (PostgreSQL, statements sent without a fence), so that none is lexed again. */
-    private java.util.Map<String, Boolean> codeInText;
-
     /**
      * True when the text of {@code plan}, sent without a fence, may run code that writes (PostgreSQL
      * only: elsewhere the session's values are set before every statement anyway).
      */
     private boolean mayRunCode(FencePlan plan) {
-        if (session == null || !session.transactionLocal() || plan.sql() == null) {
-            return false;
-        }
-        if (codeInText == null) {
-            codeInText = new java.util.LinkedHashMap<>(64, 0.75f, true) {
-                private static final long serialVersionUID = 1L;
-
-                @Override
-                protected boolean removeEldestEntry(java.util.Map.Entry<String, Boolean> eldest) {
-                    return size() > 256;
-                }
-            };
-        }
-        return codeInText.computeIfAbsent(plan.sql(),
-                sql -> dev.fencing.internal.sql.FenceSlot.mayRunCode(sql, Dialect.POSTGRESQL));
+        return session != null && session.transactionLocal() && plan.sql() != null && codeInTexts.mayRunCode(plan.sql());
     }
 
     /**

@@ -7,39 +7,31 @@ import java.sql.Connection;
 import java.sql.SQLException;
 
 /**
- * <b>Extension point</b>: a step the pipeline runs before <em>any</em> statement is sent on a
+ * <b>Extension point</b>: a step the pipeline runs around <em>every</em> statement sent on a
  * fenced connection: reads, writes, texts the analyzer refused to look into, every execute path
- * (plain, prepared, callable, batches) and every prepare. It receives the fence admitted for that
- * statement, read once from the thread by {@link Pipeline#admit}, so it never reads
- * {@link dev.fencing.Fence} itself. Meant for the database guard's session fence: keep the
- * session's value equal to {@code fence}/{@code lock}, setting it only when it differs.
+ * (plain, prepared, callable, batches, rows written back), and before every prepare. It receives
+ * the fence admitted for that statement, read once from the thread by {@link Pipeline#admit}, so
+ * it never reads {@link dev.fencing.Fence} itself. Meant for the database guard: hand the triggers
+ * the statement's fence and lock, so that nothing it sets outlives the statement's transaction or
+ * the connection ({@link #release}).
  *
  * <p>One instance per connection, made by the {@link Factory} that
  * {@link ConnectionContext#sendHookFactory(dev.fencing.FencingConfig)} chooses for the
  * configuration; used by one thread at a time, like the connection. A value it caches per
- * transaction must be checked against the {@link TransactionState} it was given
- * ({@link TransactionState#undoGeneration()} for a session setting that a rollback undoes).
+ * transaction must be checked against the {@link TransactionState} it was given.
  * Whatever it throws refuses the statement: nothing is sent.
  */
 interface SendHook {
 
     /**
-     * Before a statement is sent (or prepared).
+     * Before a statement is sent, knowing what it is: the plan (null for a row written back), the
+     * fenced table it writes, and what its text does to the transaction.
      *
      * @param fence the fence in scope on the calling thread, 0 when none
      * @param lock  the lock that fence belongs to, null when none was named
      */
-    void beforeSend(long fence, String lock) throws SQLException;
-
-    /**
-     * Before a statement is sent, knowing what it is: the plan (null for a batch), the fenced table it
-     * writes (a batch's first), and what its text does to the transaction. By default
-     * {@link #beforeSend(long, String)}.
-     */
-    default void beforeSend(FencePlan plan, String fencedTable, TransactionText.Effect effect, long fence, String lock)
-            throws SQLException {
-        beforeSend(fence, lock);
-    }
+    void beforeSend(FencePlan plan, String fencedTable, TransactionText.Effect effect, long fence, String lock)
+            throws SQLException;
 
     /**
      * Before a batch is sent: {@code fencedTables} are the fenced tables its entries write (empty:

@@ -29,8 +29,8 @@ import java.util.List;
  *   <li>the driver's own short transactions (the epoch guard's).</li>
  * </ul>
  *
- * <p><b>For whoever caches something per transaction</b> (the epoch guard's checks and claims
- * today, the database guard's session fence next):
+ * <p><b>For whoever caches something per transaction</b> (the epoch guard's checks and claims,
+ * the database guard's transaction-local values):
  * <ul>
  *   <li>{@link #generation()} changes at every end, partial ones (rollback to a savepoint) and
  *       possible ones included: a value noted with the generation is still true while it is equal;</li>
