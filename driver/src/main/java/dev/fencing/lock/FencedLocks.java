@@ -21,10 +21,16 @@ public interface FencedLocks extends AutoCloseable {
 
     /**
      * Takes the lock on {@code resource} for {@code ttl}, waiting up to {@code maxWait} for it to
-     * be released or to expire.
+     * be released or to expire, and for the store to come back when it cannot be reached or fails
+     * meanwhile (a restart, a failover): such attempts are made again, with growing pauses.
+     *
+     * <p>The lease time comes first and the wait second: the opposite order to Redisson's
+     * {@code tryLock(waitTime, leaseTime, unit)}.
      *
      * @throws LockAcquisitionException with reason {@link LockAcquisitionException.Reason#TIMED_OUT}
-     *         when the lock stayed held for {@code maxWait}, or another reason when the store failed
+     *         when the lock stayed held for {@code maxWait},
+     *         {@link LockAcquisitionException.Reason#STORE_FAILED STORE_FAILED} when the store still
+     *         failed when {@code maxWait} ran out (the message says so), or another reason
      */
     Lease acquire(String resource, Duration ttl, Duration maxWait);
 

@@ -22,6 +22,10 @@ import java.util.concurrent.TimeUnit;
  */
 final class LeaseIssuer implements LeaseEvents, AutoCloseable {
 
+    /** The first pause after a failed attempt of a waiting acquire; pauses double up to the poll interval. */
+    private static final System.Logger LOG = System.getLogger(LeaseIssuer.class.getName());
+    private static final long FIRST_OUTAGE_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
     private final LockStore store;
     private final ReleaseSignals signals;
     private final Renewals renewals;
@@ -66,7 +70,7 @@ final class LeaseIssuer implements LeaseEvents, AutoCloseable {
     public void lost(String resource, String owner) {
         IssuedLease lease = live.get(owner);
         if (lease != null && lease.resource().equals(resource)) {
-            System.getLogger(LeaseIssuer.class.getName()).log(System.Logger.Level.WARNING,
+            LOG.log(System.Logger.Level.WARNING,
                     () -> lease + " is lost: " + store.address() + " reports its tenure over");
             lease.lose();
         }
@@ -79,7 +83,11 @@ final class LeaseIssuer implements LeaseEvents, AutoCloseable {
 
     Optional<Lease> tryAcquire(String resource, Duration ttl) {
         long ttlMillis = checkArguments(resource, ttl);
-        return Optional.ofNullable(attempt(resource, ttlMillis).lease);
+        try {
+            return Optional.ofNullable(attempt(resource, ttlMillis).lease);
+        } catch (LockStoreException e) {
+            throw storeFailure(resource, e);
+        }
     }
 
     Lease acquire(String resource, Duration ttl, Duration maxWait) {
@@ -88,30 +96,31 @@ final class LeaseIssuer implements LeaseEvents, AutoCloseable {
         if (maxWait.isNegative()) {
             throw new IllegalArgumentException("maxWait must not be negative, got " + maxWait);
         }
-        long deadline = System.nanoTime() + saturatedNanos(maxWait);
-        Outcome outcome = attempt(resource, ttlMillis);
-        if (outcome.lease != null) {
-            return outcome.lease;
-        }
-        if (deadline - System.nanoTime() <= 0) {
-            throw timedOut(resource, maxWait);
-        }
-        // Contended: from here on, releases wake this thread. Registering may subscribe, and
-        // the attempt after it catches a release that came before the subscription. Waiting
-        // for the subscription longer than a poll interval would gain nothing over polling.
-        long subscriptionWait = Math.min(pollNanos, Math.max(0, deadline - System.nanoTime()));
-        try (ReleaseSignals.Waiter waiter = signals.register(resource, subscriptionWait)) {
-            while (true) {
-                outcome = attempt(resource, ttlMillis);
-                if (outcome.lease != null) {
-                    waiter.acquired();
-                    return outcome.lease;
+        Wait wait = new Wait(resource, maxWait);
+        try {
+            Outcome outcome = attemptThroughOutages(wait, ttlMillis, null);
+            if (outcome.lease != null) {
+                return outcome.lease;
+            }
+            if (wait.nanosLeft() <= 0) {
+                throw timedOut(resource, maxWait);
+            }
+            // Contended: from here on, releases wake this thread. Registering may subscribe, and
+            // the attempt after it catches a release that came before the subscription. Waiting
+            // for the subscription longer than a poll interval would gain nothing over polling.
+            try (ReleaseSignals.Waiter waiter = signals.register(resource, Math.min(pollNanos, Math.max(0, wait.nanosLeft())))) {
+                while (true) {
+                    outcome = attemptThroughOutages(wait, ttlMillis, waiter);
+                    if (outcome.lease != null) {
+                        waiter.acquired();
+                        return outcome.lease;
+                    }
+                    long left = wait.nanosLeft();
+                    if (left <= 0) {
+                        throw timedOut(resource, maxWait);
+                    }
+                    waiter.await(Math.min(left, pause(outcome.holderTtlMillis)));
                 }
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    throw timedOut(resource, maxWait);
-                }
-                waiter.await(Math.min(left, pause(outcome.holderTtlMillis)));
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -120,22 +129,59 @@ final class LeaseIssuer implements LeaseEvents, AutoCloseable {
         }
     }
 
+    /**
+     * One attempt at the store; while the store fails (a restart, a failover), attempts again
+     * after pauses that grow from {@link #FIRST_OUTAGE_PAUSE_NANOS} to the poll interval,
+     * jittered, until the store answers or the wait runs out. A release heard of meanwhile
+     * (through {@code waiter}, when there is one) ends a pause early.
+     *
+     * @throws LockAcquisitionException with reason {@code STORE_FAILED} when the store still
+     *         failed when the wait ran out (at once for a wait of zero)
+     */
+    private Outcome attemptThroughOutages(Wait wait, long ttlMillis, ReleaseSignals.Waiter waiter)
+            throws InterruptedException {
+        long pauseNanos = FIRST_OUTAGE_PAUSE_NANOS;
+        while (true) {
+            try {
+                return attempt(wait.resource, ttlMillis);
+            } catch (LockStoreException e) {
+                wait.failed(e);
+                long left = wait.nanosLeft();
+                if (left <= 0) {
+                    throw wait.outageOutlasted(store.address());
+                }
+                long pause = Math.min(left, pauseNanos / 2 + ThreadLocalRandom.current().nextLong(pauseNanos / 2 + 1));
+                LOG.log(System.Logger.Level.DEBUG, () -> "lock '" + wait.resource + "': " + e.getMessage()
+                        + "; trying again in " + TimeUnit.NANOSECONDS.toMillis(pause) + " ms");
+                if (waiter != null) {
+                    waiter.await(pause);
+                } else {
+                    TimeUnit.NANOSECONDS.sleep(pause);
+                }
+                pauseNanos = Math.min(pollNanos, pauseNanos * 2);
+            }
+        }
+    }
+
     private LockAcquisitionException timedOut(String resource, Duration maxWait) {
         return new LockAcquisitionException(resource, LockAcquisitionException.Reason.TIMED_OUT,
                 "timed out after " + maxWait + " waiting for lock '" + resource + "' at " + store.address(), null);
     }
 
-    /** One atomic attempt at the store. */
+    private static LockAcquisitionException storeFailure(String resource, LockStoreException e) {
+        return new LockAcquisitionException(resource, LockAcquisitionException.Reason.STORE_FAILED,
+                "could not acquire lock '" + resource + "': " + e.getMessage(), e);
+    }
+
+    /**
+     * One atomic attempt at the store.
+     *
+     * @throws LockStoreException when the store could not be reached or failed
+     */
     private Outcome attempt(String resource, long ttlMillis) {
         String owner = UUID.randomUUID().toString();
         long sentAt = System.nanoTime();
-        Attempt attempt;
-        try {
-            attempt = store.tryAcquire(resource, owner, ttlMillis, operationTimeout);
-        } catch (LockStoreException e) {
-            throw new LockAcquisitionException(resource, LockAcquisitionException.Reason.STORE_FAILED,
-                    "could not acquire lock '" + resource + "': " + e.getMessage(), e);
-        }
+        Attempt attempt = store.tryAcquire(resource, owner, ttlMillis, operationTimeout);
         if (!attempt.isAcquired()) {
             return new Outcome(null, attempt.holderTtlMillis());
         }
@@ -202,5 +248,44 @@ final class LeaseIssuer implements LeaseEvents, AutoCloseable {
     }
 
     private record Outcome(Lease lease, long holderTtlMillis) {
+    }
+
+    /** One waiting acquire's deadline, and the store failures it has met. */
+    private static final class Wait {
+        final String resource;
+        private final Duration maxWait;
+        private final long deadline;
+        private long failingSince;
+        private int failures;
+        private LockStoreException lastFailure;
+
+        Wait(String resource, Duration maxWait) {
+            this.resource = resource;
+            this.maxWait = maxWait;
+            this.deadline = System.nanoTime() + saturatedNanos(maxWait);
+        }
+
+        long nanosLeft() {
+            return deadline - System.nanoTime();
+        }
+
+        void failed(LockStoreException e) {
+            if (failures++ == 0) {
+                failingSince = System.nanoTime();
+            }
+            lastFailure = e;
+        }
+
+        /** The failure of a wait that ran out while the store kept failing. */
+        LockAcquisitionException outageOutlasted(String address) {
+            if (failures == 1) {
+                return storeFailure(resource, lastFailure);
+            }
+            long failingMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - failingSince);
+            return new LockAcquisitionException(resource, LockAcquisitionException.Reason.STORE_FAILED,
+                    "could not acquire lock '" + resource + "' within " + maxWait + ": " + address + " kept failing ("
+                            + failures + " attempts over the last " + failingMillis + " ms); the last failure: "
+                            + lastFailure.getMessage(), lastFailure);
+        }
     }
 }

@@ -53,6 +53,24 @@ final class LuaScript {
         }
     }
 
+    /** The lock's scripts, in the order they are loaded ahead of their first use. */
+    static final java.util.List<LuaScript> ALL = java.util.List.of(ACQUIRE, RELEASE, EXTEND);
+
+    /**
+     * Sends the script with {@code SCRIPT LOAD} (in a cluster, to every master), so that its
+     * first run is one {@code EVALSHA} instead of three round trips ({@code NOSCRIPT},
+     * {@code SCRIPT LOAD}, {@code EVALSHA}).
+     *
+     * @throws IllegalStateException if Redis names the script by another SHA-1 than this
+     *         process computed (the text reached it changed): the script would never run
+     */
+    void load(RedisClusterCommands<String, String> commands) {
+        String loaded = commands.scriptLoad(source);
+        if (!sha1.equals(loaded)) {
+            throw new IllegalStateException("Redis loaded Lua script " + name + " as " + loaded + ", expected " + sha1);
+        }
+    }
+
     /** Runs the script; its result must be an integer. */
     long run(RedisClusterCommands<String, String> commands, String[] keys, String... args) {
         Long result;

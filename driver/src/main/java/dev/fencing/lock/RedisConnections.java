@@ -32,8 +32,12 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The Lettuce client and connections of one {@link RedisFencedLocks}: one multiplexed
- * connection for commands and one for release notifications, both opened on first use so
- * that an application can start while Redis is down.
+ * connection for commands and one for release notifications. {@link #open()} opens both when
+ * the locks are built, so that the first acquire costs what a later one does: a Lettuce
+ * connection's first opening in a JVM costs about a second of class loading and set-up (its
+ * command interfaces' proxies, their method maps, its JFR events). A Redis that is down then
+ * is no error: each connection is opened again on first use, so that an application can start
+ * while Redis is down.
  *
  * <p>Commands fail at once while a connection is down ({@code REJECT_COMMANDS}) instead of
  * queueing until Redis is back: an acquire should fail clearly, not hang. Lettuce reconnects
@@ -91,6 +95,36 @@ final class RedisConnections implements AutoCloseable {
 
     RedisAddress address() {
         return address;
+    }
+
+    /**
+     * Opens the command connection and loads the lock's scripts now, then opens the connection
+     * for release notifications in the background. Returns when the first two are done or
+     * failed (at most the command timeout for the connect and each script): a Redis that cannot
+     * be reached is reported at {@code WARNING} and left to the first acquire.
+     *
+     * @throws IllegalStateException if Redis loaded a script under another SHA-1 than expected
+     */
+    void open() {
+        try {
+            RedisClusterCommands<String, String> commands = commands();
+            for (LuaScript script : LuaScript.ALL) {
+                script.load(commands);
+            }
+        } catch (LockStoreException | RedisException e) {
+            String reason = e instanceof RedisException ? failure((RedisException) e).getMessage() : e.getMessage();
+            System.getLogger(RedisConnections.class.getName()).log(System.Logger.Level.WARNING,
+                    () -> "not connected yet (acquires will try again): " + reason);
+            return;
+        }
+        // Not waited for: only a contended acquire needs it, and then for at most a poll interval.
+        resources.eventExecutorGroup().execute(() -> {
+            try {
+                pubSub();
+            } catch (RuntimeException e) {
+                // Closed meanwhile, or Lettuce refused: the first contended acquire opens it again.
+            }
+        });
     }
 
     /** Commands routed by key (in a cluster, to the node serving the key's slot). */

@@ -68,10 +68,16 @@ import java.util.concurrent.ScheduledExecutorService;
  * acknowledgement, up to a second later; acquires meanwhile fail closed.
  *
  * <h2>Failures</h2>
- * Nothing connects until the first acquire. When Redis cannot be reached or fails, acquires
- * throw {@link LockAcquisitionException} with reason
- * {@link LockAcquisitionException.Reason#STORE_FAILED}; commands fail at once while the
- * connection is down rather than queueing (Lettuce reconnects in the background). The script
+ * {@link #create} and {@link Builder#build()} connect and load the scripts before they return
+ * (the release-notification connection opens in the background), so that the first acquire
+ * costs what a later one does; a Redis that cannot be reached then is logged and left to the
+ * acquires. Commands fail at once while the connection is down rather than queueing (Lettuce
+ * reconnects in the background). {@link #tryAcquire} then throws
+ * {@link LockAcquisitionException} with reason
+ * {@link LockAcquisitionException.Reason#STORE_FAILED} at once; {@link #acquire} tries again,
+ * with growing pauses, until Redis answers or {@code maxWait} runs out, so that a restart or a
+ * failover shorter than the wait costs a delay, not an error; a wait that runs out while Redis
+ * still fails throws {@code STORE_FAILED} and says so. The script
  * is atomic, so there is never half a lock: if Redis ran it but the reply was lost, the lock
  * is held in nobody's name until its TTL passes, and its fence is never used.
  *
@@ -105,7 +111,8 @@ public final class RedisFencedLocks implements FencedLocks {
     /**
      * Fenced locks in the Redis at {@code redisUri} with the default settings: key prefix
      * {@code fencing:}, no renewal, no replica acknowledgement, 5 s command timeout, 100 ms
-     * poll interval. Does not connect yet.
+     * poll interval. Connects before it returns (a Redis that cannot be reached is not an
+     * error here: acquires try again; see <em>Failures</em>).
      *
      * @throws IllegalArgumentException if the URI cannot be parsed
      */
@@ -243,6 +250,7 @@ public final class RedisFencedLocks implements FencedLocks {
             RedisReleaseChannel channel = new RedisReleaseChannel(keys);
             RedisConnections connections = new RedisConnections(address, commandTimeout, channel);
             channel.connect(connections);
+            connections.open();
             RedisLockStore store = new RedisLockStore(connections, channel, keys, replicas, replicaTimeout.toMillis());
             StoreLocks.Builder machinery = StoreLocks.builder(store).watchdog(watchdog).pollInterval(pollInterval)
                     .operationTimeout(commandTimeout);
