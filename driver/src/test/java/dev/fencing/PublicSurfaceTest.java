@@ -40,7 +40,8 @@ class PublicSurfaceTest {
             "dev.fencing.lock.RedisFencedLocks$Builder", "dev.fencing.lock.LockAcquisitionException",
             "dev.fencing.lock.LockAcquisitionException$Reason",
             // the lock-store extension point: a store in another module (etcd, ZooKeeper) plugs in here
-            "dev.fencing.lock.StoreLocks", "dev.fencing.lock.StoreLocks$Builder", "dev.fencing.lock.spi.LockStore",
+            "dev.fencing.lock.spi.StoreLocks", "dev.fencing.lock.spi.StoreLocks$Builder",
+            "dev.fencing.lock.spi.FencedLocksBuilder", "dev.fencing.lock.spi.LockStore",
             "dev.fencing.lock.spi.Attempt", "dev.fencing.lock.spi.Tenure", "dev.fencing.lock.spi.LeaseEvents",
             "dev.fencing.lock.spi.LockStoreException",
             // listeners for metrics and audit (the Spring starter's metrics use them)

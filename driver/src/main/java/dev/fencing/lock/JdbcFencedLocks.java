@@ -1,11 +1,11 @@
 package dev.fencing.lock;
 
-import dev.fencing.lock.StoreLocks;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ScheduledExecutorService;
+import dev.fencing.lock.spi.FencedLocksBuilder;
+import dev.fencing.lock.spi.StoreLocks;
 import javax.sql.DataSource;
 
 /**
@@ -161,18 +161,19 @@ public final class JdbcFencedLocks implements FencedLocks {
         return "JdbcFencedLocks[" + store.address() + "]";
     }
 
-    /** Settings of a {@link JdbcFencedLocks}; {@link #build()} checks them. */
-    public static final class Builder {
+    /**
+     * Settings of a {@link JdbcFencedLocks}: those of every store ({@link FencedLocksBuilder}:
+     * watchdog, poll interval (default 100 ms), operation timeout, renewal schedule) and the
+     * table's own; {@link #build()} checks them.
+     */
+    public static final class Builder extends FencedLocksBuilder<Builder> {
         private final DataSource dataSource;
         private String tableName = DEFAULT_TABLE;
-        private boolean watchdog;
-        private Duration pollInterval = Duration.ofMillis(100);
-        private Duration operationTimeout = Duration.ofSeconds(5);
         private int idleConnections = 4;
         private Duration idleTimeout = JdbcConnections.IDLE_TIMEOUT;
-        private ScheduledExecutorService watchdogExecutor;
 
         private Builder(DataSource dataSource) {
+            super(Duration.ofMillis(100));
             this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
         }
 
@@ -182,33 +183,6 @@ public final class JdbcFencedLocks implements FencedLocks {
          */
         public Builder tableName(String tableName) {
             this.tableName = Objects.requireNonNull(tableName, "tableName");
-            return this;
-        }
-
-        /** Whether leases are renewed until closed (default {@code false}: a lease lasts its TTL). */
-        public Builder watchdog(boolean enabled) {
-            this.watchdog = enabled;
-            return this;
-        }
-
-        /**
-         * The longest pause between two attempts of a waiting {@link #acquire} (default
-         * 100 ms; each pause is jittered down by up to half).
-         */
-        public Builder pollInterval(Duration interval) {
-            this.pollInterval = Objects.requireNonNull(interval, "pollInterval");
-            return this;
-        }
-
-        /**
-         * The most one lock statement may take (default 5 s), enforced by the database: a
-         * statement timeout on PostgreSQL, {@code max_statement_time} on MariaDB, the JDBC
-         * query timeout (whole seconds) on H2; plus a network timeout one second longer. A
-         * renewal gets less when its lease has less time left, so a renewal stuck behind a
-         * row lock gives up by the time its lease would be lost anyway.
-         */
-        public Builder operationTimeout(Duration timeout) {
-            this.operationTimeout = Objects.requireNonNull(timeout, "operationTimeout");
             return this;
         }
 
@@ -233,32 +207,21 @@ public final class JdbcFencedLocks implements FencedLocks {
             return this;
         }
 
-        /** Renews on this executor instead of a thread of the instance's own (it is not shut down). */
-        Builder watchdogExecutor(ScheduledExecutorService executor) {
-            this.watchdogExecutor = executor;
-            return this;
-        }
-
         /**
+         * The operation timeout (see {@link FencedLocksBuilder#operationTimeout(Duration)}) is enforced by
+         * the database: a statement timeout on PostgreSQL, {@code max_statement_time} on
+         * MariaDB, the JDBC query timeout (whole seconds) on H2; plus a network timeout one
+         * second longer. A renewal gets less when its lease has less time left, so a renewal
+         * stuck behind a row lock gives up by the time its lease would be lost anyway.
+         *
          * @throws IllegalArgumentException naming the setting whose value is not allowed
          */
         public JdbcFencedLocks build() {
-            if (pollInterval.isNegative() || pollInterval.isZero()) {
-                throw new IllegalArgumentException("pollInterval must be positive, got " + pollInterval);
-            }
-            if (operationTimeout.isNegative() || operationTimeout.isZero()) {
-                throw new IllegalArgumentException("operationTimeout must be positive, got " + operationTimeout);
-            }
+            checkSettings();
             JdbcLockStore store = new JdbcLockStore(dataSource, tableName, idleConnections, idleTimeout);
-            StoreLocks.Builder machinery = StoreLocks.builder(store).watchdog(watchdog).pollInterval(pollInterval)
-                    .operationTimeout(operationTimeout);
-            if (watchdogExecutor != null) {
-                machinery.renewalSchedule(watchdogExecutor);
-            }
             System.getLogger(JdbcFencedLocks.class.getName()).log(System.Logger.Level.DEBUG, () -> "JdbcFencedLocks on "
-                    + store.address() + ": watchdog=" + watchdog + ", pollInterval=" + pollInterval
-                    + ", operationTimeout=" + operationTimeout + ", idleConnections=" + idleConnections);
-            return new JdbcFencedLocks(store, machinery.build());
+                    + store.address() + ": idleConnections=" + idleConnections + ", " + describeSettings());
+            return new JdbcFencedLocks(store, startMachinery(store));
         }
     }
 }

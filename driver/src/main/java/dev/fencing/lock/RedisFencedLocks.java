@@ -1,10 +1,12 @@
 package dev.fencing.lock;
 
-import dev.fencing.lock.StoreLocks;
+import dev.fencing.internal.lock.RedisAddress;
+import dev.fencing.internal.lock.RedisLockStore;
+import dev.fencing.lock.spi.FencedLocksBuilder;
+import dev.fencing.lock.spi.StoreLocks;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * Fenced locks kept in Redis: each acquire takes the lock and issues its fencing token in
@@ -110,7 +112,7 @@ public final class RedisFencedLocks implements FencedLocks {
 
     /**
      * Fenced locks in the Redis at {@code redisUri} with the default settings: key prefix
-     * {@code fencing:}, no renewal, no replica acknowledgement, 5 s command timeout, 100 ms
+     * {@code fencing:}, no renewal, no replica acknowledgement, 5 s operation timeout, 100 ms
      * poll interval. Connects before it returns (a Redis that cannot be reached is not an
      * error here: acquires try again; see <em>Failures</em>).
      *
@@ -163,18 +165,19 @@ public final class RedisFencedLocks implements FencedLocks {
         return "RedisFencedLocks[" + address + "]";
     }
 
-    /** Settings of a {@link RedisFencedLocks}; {@link #build()} checks them. */
-    public static final class Builder {
+    /**
+     * Settings of a {@link RedisFencedLocks}: those of every store ({@link FencedLocksBuilder}:
+     * watchdog, poll interval (default 100 ms), operation timeout (one Redis command, or
+     * connecting; default 5 s), renewal schedule) and Redis's own; {@link #build()} checks them.
+     */
+    public static final class Builder extends FencedLocksBuilder<Builder> {
         private final RedisAddress address;
         private String keyPrefix = "fencing:";
-        private boolean watchdog;
         private int replicas;
         private Duration replicaTimeout = Duration.ZERO;
-        private Duration commandTimeout = Duration.ofSeconds(5);
-        private Duration pollInterval = Duration.ofMillis(100);
-        private ScheduledExecutorService watchdogExecutor;
 
         private Builder(String redisUri) {
+            super(Duration.ofMillis(100));
             this.address = RedisAddress.parse(redisUri);
         }
 
@@ -188,20 +191,11 @@ public final class RedisFencedLocks implements FencedLocks {
         }
 
         /**
-         * Whether leases are renewed until closed (default {@code false}: a lease lasts its
-         * TTL). Renewal runs every third of the TTL on one daemon thread per instance.
-         */
-        public Builder watchdog(boolean enabled) {
-            this.watchdog = enabled;
-            return this;
-        }
-
-        /**
          * After each acquire, wait up to {@code timeout} for {@code replicas} replicas to
          * acknowledge it ({@code WAIT}); if fewer do, release the lock and fail the acquire
          * (reason {@link LockAcquisitionException.Reason#NOT_REPLICATED NOT_REPLICATED}).
          * Default: 0 replicas, no {@code WAIT}. The timeout must be positive and shorter than
-         * the command timeout.
+         * the operation timeout.
          */
         public Builder waitForReplicas(int replicas, Duration timeout) {
             if (replicas < 0) {
@@ -212,62 +206,25 @@ public final class RedisFencedLocks implements FencedLocks {
             return this;
         }
 
-        /** How long one Redis command, or connecting, may take (default 5 s). */
-        public Builder commandTimeout(Duration timeout) {
-            this.commandTimeout = Objects.requireNonNull(timeout, "commandTimeout");
-            return this;
-        }
-
         /**
-         * The longest pause between two attempts of a waiting {@link #acquire} when no release
-         * is heard of (default 100 ms; each pause is jittered down by up to half).
-         */
-        public Builder pollInterval(Duration interval) {
-            this.pollInterval = Objects.requireNonNull(interval, "pollInterval");
-            return this;
-        }
-
-        /** Renews on this executor instead of a thread of the instance's own (it is not shut down). */
-        Builder watchdogExecutor(ScheduledExecutorService executor) {
-            this.watchdogExecutor = executor;
-            return this;
-        }
-
-        /**
+         * Connects (see <em>Failures</em>) and starts the lease machinery.
+         *
          * @throws IllegalArgumentException naming the setting whose value is not allowed
          */
         public RedisFencedLocks build() {
-            requirePositive("commandTimeout", commandTimeout);
-            requirePositive("pollInterval", pollInterval);
+            checkSettings();
             if (replicas > 0) {
                 requirePositive("waitForReplicas timeout", replicaTimeout);
-                if (replicaTimeout.compareTo(commandTimeout) >= 0) {
+                if (replicaTimeout.compareTo(operationTimeout()) >= 0) {
                     throw new IllegalArgumentException("waitForReplicas timeout (" + replicaTimeout
-                            + ") must be shorter than commandTimeout (" + commandTimeout + ")");
+                            + ") must be shorter than operationTimeout (" + operationTimeout() + ")");
                 }
             }
-            RedisKeys keys = new RedisKeys(keyPrefix);
-            RedisReleaseChannel channel = new RedisReleaseChannel(keys);
-            RedisConnections connections = new RedisConnections(address, commandTimeout, channel);
-            channel.connect(connections);
-            connections.open();
-            RedisLockStore store = new RedisLockStore(connections, channel, keys, replicas, replicaTimeout.toMillis());
-            StoreLocks.Builder machinery = StoreLocks.builder(store).watchdog(watchdog).pollInterval(pollInterval)
-                    .operationTimeout(commandTimeout);
-            if (watchdogExecutor != null) {
-                machinery.renewalSchedule(watchdogExecutor);
-            }
             System.getLogger(RedisFencedLocks.class.getName()).log(System.Logger.Level.DEBUG, () -> "RedisFencedLocks at "
-                    + address + ": keyPrefix=" + keyPrefix + ", watchdog=" + watchdog + ", waitForReplicas=" + replicas
-                    + (replicas > 0 ? " within " + replicaTimeout : "") + ", commandTimeout=" + commandTimeout
-                    + ", pollInterval=" + pollInterval);
-            return new RedisFencedLocks(machinery.build(), address.toString());
-        }
-
-        private static void requirePositive(String name, Duration value) {
-            if (value.isNegative() || value.isZero()) {
-                throw new IllegalArgumentException(name + " must be positive, got " + value);
-            }
+                    + address + ": keyPrefix=" + keyPrefix + ", waitForReplicas=" + replicas
+                    + (replicas > 0 ? " within " + replicaTimeout : "") + ", " + describeSettings());
+            RedisLockStore store = RedisLockStore.open(address, keyPrefix, operationTimeout(), replicas, replicaTimeout);
+            return new RedisFencedLocks(startMachinery(store), address.toString());
         }
     }
 }

@@ -55,7 +55,7 @@ abstract class JdbcFencedLocksContract extends FencedLocksContractTest {
         JdbcFencedLocks.Builder builder = JdbcFencedLocks.builder(dataSource).tableName(table)
                 .pollInterval(options.pollInterval() != null ? options.pollInterval() : Duration.ofMillis(5));
         if (options.watchdog()) {
-            builder.watchdog(true).watchdogExecutor(options.renewalSchedule());
+            builder.watchdog(true).renewalSchedule(options.renewalSchedule());
         }
         return builder.build();
     }

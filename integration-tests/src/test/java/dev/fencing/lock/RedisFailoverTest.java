@@ -1,5 +1,7 @@
 package dev.fencing.lock;
 
+import dev.fencing.internal.lock.RedisKeys;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -1,5 +1,8 @@
 package dev.fencing.lock;
 
+import dev.fencing.internal.lock.RedisKeys;
+import dev.fencing.internal.lock.RedisAddress;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencing.it.Await;
@@ -48,7 +51,7 @@ class RedisFencedLocksTest extends FencedLocksContractTest {
     protected FencedLocks newLocks(Options options) {
         RedisFencedLocks.Builder builder = RedisFencedLocks.builder(uri).keyPrefix(PREFIX);
         if (options.watchdog()) {
-            builder.watchdog(true).watchdogExecutor(options.renewalSchedule());
+            builder.watchdog(true).renewalSchedule(options.renewalSchedule());
         }
         if (options.pollInterval() != null) {
             builder.pollInterval(options.pollInterval());

@@ -1,5 +1,8 @@
 package dev.fencing.lock;
 
+import dev.fencing.internal.lock.RedisKeys;
+import dev.fencing.internal.lock.LuaScript;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

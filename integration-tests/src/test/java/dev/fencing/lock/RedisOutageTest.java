@@ -1,5 +1,9 @@
 package dev.fencing.lock;
 
+import dev.fencing.internal.lock.RedisKeys;
+import dev.fencing.internal.lock.LuaScript;
+import dev.fencing.internal.lock.LeaseIssuer;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -35,7 +39,7 @@ class RedisOutageTest {
     void anUnreachableRedisIsAClearFailureNamingItsAddressButNotItsPassword() {
         int port = FreePorts.next();
         try (RedisFencedLocks locks = RedisFencedLocks.builder("redis://:secret@127.0.0.1:" + port)
-                .commandTimeout(Duration.ofSeconds(2)).build()) {
+                .operationTimeout(Duration.ofSeconds(2)).build()) {
             assertThatThrownBy(() -> locks.tryAcquire("order:1", Duration.ofSeconds(5)))
                     .isInstanceOfSatisfying(LockAcquisitionException.class,
                             e -> assertThat(e.reason()).isEqualTo(LockAcquisitionException.Reason.STORE_FAILED))
@@ -54,7 +58,7 @@ class RedisOutageTest {
         RedisServer server = servers.start();
         ExecutorService waiterThread = Executors.newSingleThreadExecutor();
         try (RetriesSeen retries = new RetriesSeen();
-                RedisFencedLocks locks = RedisFencedLocks.builder(server.uri()).commandTimeout(Duration.ofSeconds(2)).build();
+                RedisFencedLocks locks = RedisFencedLocks.builder(server.uri()).operationTimeout(Duration.ofSeconds(2)).build();
                 RedisFencedLocks others = RedisFencedLocks.create(server.uri())) {
             server.kill();
             Future<Lease> waiter = waiterThread.submit(

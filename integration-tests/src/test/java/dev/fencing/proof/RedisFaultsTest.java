@@ -74,7 +74,7 @@ class RedisFaultsTest {
     }
 
     private static RedisFencedLocks locks(RedisServer server, boolean watchdog) {
-        return RedisFencedLocks.builder(server.uri()).commandTimeout(COMMAND_TIMEOUT).pollInterval(Duration.ofMillis(50))
+        return RedisFencedLocks.builder(server.uri()).operationTimeout(COMMAND_TIMEOUT).pollInterval(Duration.ofMillis(50))
                 .watchdog(watchdog).build();
     }
 

@@ -28,7 +28,7 @@ class WatchdogFirstRenewalTest {
         try (RedisServers servers = new RedisServers()) {
             RedisServer server = servers.start();
             try (RedisFencedLocks locks = RedisFencedLocks.builder(server.uri()).watchdog(true)
-                    .commandTimeout(Duration.ofSeconds(5)).build()) {
+                    .operationTimeout(Duration.ofSeconds(5)).build()) {
                 locks.acquire("warm", ttl, Duration.ofSeconds(1)).close();     // connected: acquires take ~1 ms now
                 server.pause();                                                 // the next acquire's reply is delayed
                 CompletableFuture<Lease> acquire = CompletableFuture.supplyAsync(

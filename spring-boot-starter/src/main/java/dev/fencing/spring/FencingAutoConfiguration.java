@@ -108,7 +108,7 @@ public class FencingAutoConfiguration {
             RedisFencedLocks.Builder builder = RedisFencedLocks.builder(location.uri())
                     .keyPrefix(settings.redisKeyPrefix())
                     .watchdog(settings.watchdog());
-            location.timeout().ifPresent(builder::commandTimeout);
+            location.timeout().ifPresent(builder::operationTimeout);
             if (settings.redisWaitForReplicas() > 0) {
                 builder.waitForReplicas(settings.redisWaitForReplicas(), settings.redisReplicaTimeout());
             }

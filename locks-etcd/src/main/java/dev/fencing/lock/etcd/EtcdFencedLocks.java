@@ -3,7 +3,8 @@ package dev.fencing.lock.etcd;
 import dev.fencing.lock.FencedLocks;
 import dev.fencing.lock.Lease;
 import dev.fencing.lock.LockAcquisitionException;
-import dev.fencing.lock.StoreLocks;
+import dev.fencing.lock.spi.FencedLocksBuilder;
+import dev.fencing.lock.spi.StoreLocks;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.ClientBuilder;
@@ -12,7 +13,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ScheduledExecutorService;
 import javax.net.ssl.SSLException;
 
 /**
@@ -136,16 +136,19 @@ public final class EtcdFencedLocks implements FencedLocks {
         return "EtcdFencedLocks[" + address + "]";
     }
 
-    /** Settings of an {@link EtcdFencedLocks}; {@link #build()} checks them. */
-    public static final class Builder {
+    /**
+     * Settings of an {@link EtcdFencedLocks}: those of every store ({@link FencedLocksBuilder}:
+     * watchdog (keepalives every third of the TTL), poll interval, operation timeout (connecting
+     * included), renewal schedule) and etcd's own; {@link #build()} checks them. The poll
+     * interval defaults to 5 s here: releases and expiries wake waiters through a watch at once,
+     * so it only bounds the wait when a watch was lost.
+     */
+    public static final class Builder extends FencedLocksBuilder<Builder> {
         private final EtcdAddress address;
         private String keyPrefix;
-        private boolean watchdog;
-        private Duration operationTimeout = Duration.ofSeconds(5);
-        private Duration pollInterval = Duration.ofSeconds(5);
-        private ScheduledExecutorService renewalSchedule;
 
         private Builder(String uri) {
+            super(Duration.ofSeconds(5));
             this.address = EtcdAddress.parse(uri);
             this.keyPrefix = address.keyPrefix();
         }
@@ -161,65 +164,25 @@ public final class EtcdFencedLocks implements FencedLocks {
         }
 
         /**
-         * Whether leases are kept alive until closed (default {@code false}: a lease lasts its
-         * TTL). Keepalives go every third of the TTL.
-         */
-        public Builder watchdog(boolean enabled) {
-            this.watchdog = enabled;
-            return this;
-        }
-
-        /** The most one call to etcd may take, connecting included (default 5 s). */
-        public Builder operationTimeout(Duration timeout) {
-            this.operationTimeout = Objects.requireNonNull(timeout, "operationTimeout");
-            return this;
-        }
-
-        /**
-         * How long a waiting acquire waits for a release event before it checks again anyway
-         * (default 5 s; jittered down by up to half). Releases and expiries wake waiters
-         * through a watch at once; this only bounds the wait when a watch was lost.
-         */
-        public Builder pollInterval(Duration interval) {
-            this.pollInterval = Objects.requireNonNull(interval, "pollInterval");
-            return this;
-        }
-
-        /** Keeps the renewal schedule on this executor (it is not shut down on close). */
-        public Builder renewalSchedule(ScheduledExecutorService executor) {
-            this.renewalSchedule = Objects.requireNonNull(executor, "renewalSchedule");
-            return this;
-        }
-
-        /**
          * @throws IllegalArgumentException naming the setting whose value is not allowed, or
          *         when a TLS file of the address cannot be used
          */
         public EtcdFencedLocks build() {
-            requirePositive("operationTimeout", operationTimeout);
-            requirePositive("pollInterval", pollInterval);
+            checkSettings();
             Client client = client();
             EtcdLockStore store = new EtcdLockStore(client, address.toString(), keyPrefix);
-            StoreLocks.Builder machinery = StoreLocks.builder(store)
-                    .watchdog(watchdog)
-                    .operationTimeout(operationTimeout)
-                    .pollInterval(pollInterval);
-            if (renewalSchedule != null) {
-                machinery.renewalSchedule(renewalSchedule);
-            }
             System.getLogger(EtcdFencedLocks.class.getName()).log(System.Logger.Level.DEBUG, () -> "EtcdFencedLocks at "
-                    + address + ": keyPrefix=" + keyPrefix + ", watchdog=" + watchdog + ", operationTimeout="
-                    + operationTimeout + ", pollInterval=" + pollInterval);
-            return new EtcdFencedLocks(machinery.build(), address.toString());
+                    + address + ": keyPrefix=" + keyPrefix + ", " + describeSettings());
+            return new EtcdFencedLocks(startMachinery(store), address.toString());
         }
 
         private Client client() {
             ClientBuilder builder = Client.builder()
                     .endpoints(address.endpointUris().toArray(new java.net.URI[0]))
-                    .connectTimeout(operationTimeout)
+                    .connectTimeout(operationTimeout())
                     // A failed call is retried by jetcd within this budget; the store's own
                     // timeout bounds every call anyway.
-                    .retryMaxDuration(operationTimeout);
+                    .retryMaxDuration(operationTimeout());
             if (address.user() != null) {
                 builder.user(ByteSequence.from(address.user(), StandardCharsets.UTF_8))
                         .password(ByteSequence.from(address.password(), StandardCharsets.UTF_8));
@@ -244,10 +207,5 @@ public final class EtcdFencedLocks implements FencedLocks {
             return builder.build();
         }
 
-        private static void requirePositive(String name, Duration value) {
-            if (value.isNegative() || value.isZero()) {
-                throw new IllegalArgumentException(name + " must be positive, got " + value);
-            }
-        }
     }
 }

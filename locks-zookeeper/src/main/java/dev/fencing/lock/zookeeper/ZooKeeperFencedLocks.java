@@ -3,13 +3,13 @@ package dev.fencing.lock.zookeeper;
 import dev.fencing.lock.FencedLocks;
 import dev.fencing.lock.Lease;
 import dev.fencing.lock.LockAcquisitionException;
-import dev.fencing.lock.StoreLocks;
+import dev.fencing.lock.spi.FencedLocksBuilder;
+import dev.fencing.lock.spi.StoreLocks;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ScheduledExecutorService;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.api.ACLProvider;
@@ -141,40 +141,18 @@ public final class ZooKeeperFencedLocks implements FencedLocks {
         return "ZooKeeperFencedLocks[" + address + "]";
     }
 
-    /** Settings of a {@link ZooKeeperFencedLocks}; {@link #build()} checks them. */
-    public static final class Builder {
+    /**
+     * Settings of a {@link ZooKeeperFencedLocks}: those of every store ({@link FencedLocksBuilder}:
+     * watchdog, poll interval (default 5 s here: how long a waiter waits for its turn before it
+     * checks again anyway), operation timeout (about the most one call may take, waiting for a
+     * connection included), renewal schedule); {@link #build()} checks them.
+     */
+    public static final class Builder extends FencedLocksBuilder<Builder> {
         private final ZooKeeperAddress address;
-        private boolean watchdog;
-        private Duration operationTimeout = Duration.ofSeconds(5);
-        private Duration pollInterval = Duration.ofSeconds(5);
-        private ScheduledExecutorService renewalSchedule;
 
         private Builder(String uri) {
+            super(Duration.ofSeconds(5));
             this.address = ZooKeeperAddress.parse(uri);
-        }
-
-        /** Whether leases are renewed until closed (default {@code false}: a lease lasts its TTL). */
-        public Builder watchdog(boolean enabled) {
-            this.watchdog = enabled;
-            return this;
-        }
-
-        /** About the most one call to ZooKeeper may take, waiting for a connection included (default 5 s). */
-        public Builder operationTimeout(Duration timeout) {
-            this.operationTimeout = Objects.requireNonNull(timeout, "operationTimeout");
-            return this;
-        }
-
-        /** How long a waiter waits for its turn before it checks again anyway (default 5 s). */
-        public Builder pollInterval(Duration interval) {
-            this.pollInterval = Objects.requireNonNull(interval, "pollInterval");
-            return this;
-        }
-
-        /** Keeps the renewal schedule on this executor (it is not shut down on close). */
-        public Builder renewalSchedule(ScheduledExecutorService executor) {
-            this.renewalSchedule = Objects.requireNonNull(executor, "renewalSchedule");
-            return this;
         }
 
         /**
@@ -183,10 +161,9 @@ public final class ZooKeeperFencedLocks implements FencedLocks {
          * @throws IllegalArgumentException naming the setting whose value is not allowed
          */
         public ZooKeeperFencedLocks build() {
-            requirePositive("operationTimeout", operationTimeout);
-            requirePositive("pollInterval", pollInterval);
+            checkSettings();
             int sessionMillis = (int) address.sessionTimeout().toMillis();
-            int operationMillis = (int) Math.min(Integer.MAX_VALUE, operationTimeout.toMillis());
+            int operationMillis = (int) Math.min(Integer.MAX_VALUE, operationTimeout().toMillis());
             CuratorFrameworkFactory.Builder curator = CuratorFrameworkFactory.builder()
                     .connectString(address.connectString())
                     .sessionTimeoutMs(sessionMillis)
@@ -216,14 +193,9 @@ public final class ZooKeeperFencedLocks implements FencedLocks {
             }
             CuratorFramework client = curator.build();
             ZooKeeperLockStore store = new ZooKeeperLockStore(client, address.toString(), sessionMillis);
-            StoreLocks.Builder machinery = StoreLocks.builder(store)
-                    .watchdog(watchdog)
-                    .operationTimeout(operationTimeout)
-                    .pollInterval(pollInterval);
-            if (renewalSchedule != null) {
-                machinery.renewalSchedule(renewalSchedule);
-            }
-            return new ZooKeeperFencedLocks(machinery.build(), address.toString());
+            System.getLogger(ZooKeeperFencedLocks.class.getName()).log(System.Logger.Level.DEBUG,
+                    () -> "ZooKeeperFencedLocks at " + address + ": " + describeSettings());
+            return new ZooKeeperFencedLocks(startMachinery(store), address.toString());
         }
 
         private ZKClientConfig tlsConfig() {
@@ -243,10 +215,5 @@ public final class ZooKeeperFencedLocks implements FencedLocks {
             }
         }
 
-        private static void requirePositive(String name, Duration value) {
-            if (value.isNegative() || value.isZero()) {
-                throw new IllegalArgumentException(name + " must be positive, got " + value);
-            }
-        }
     }
 }

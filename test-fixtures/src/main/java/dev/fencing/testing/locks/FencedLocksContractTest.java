@@ -11,7 +11,7 @@ import dev.fencing.Fence;
 import dev.fencing.lock.FencedLocks;
 import dev.fencing.lock.Lease;
 import dev.fencing.lock.LockAcquisitionException;
-import dev.fencing.lock.StoreLocks;
+import dev.fencing.lock.spi.StoreLocks;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;

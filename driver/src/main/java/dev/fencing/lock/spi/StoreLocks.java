@@ -1,13 +1,13 @@
-package dev.fencing.lock;
+package dev.fencing.lock.spi;
 
-import dev.fencing.lock.spi.LeaseEvents;
-import dev.fencing.lock.spi.LockStore;
-import dev.fencing.lock.spi.LockStoreException;
-
+import dev.fencing.internal.lock.IssuedLease;
+import dev.fencing.internal.lock.LeaseIssuer;
+import dev.fencing.lock.FencedLocks;
+import dev.fencing.lock.Lease;
+import dev.fencing.lock.LockAcquisitionException;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * The lease machinery around one {@link LockStore}: what turns a store's three atomic
@@ -33,13 +33,20 @@ import java.util.concurrent.ScheduledExecutorService;
  * FencedLocks locks = StoreLocks.builder(new MyEtcdLockStore(client)).watchdog(true).build();
  * }</pre>
  *
+ * A store's own {@code FencedLocks} class builds it through {@link FencedLocksBuilder}, which
+ * holds the settings every store shares:
+ *
+ * <pre>{@code
+ * public MyFencedLocks build() { return new MyFencedLocks(startMachinery(new MyLockStore(..))); }
+ * }</pre>
+ *
  * <p>Thread-safe. Closing it stops renewals and closes the store.
  */
 public final class StoreLocks implements FencedLocks {
 
     private final LeaseIssuer issuer;
 
-    private StoreLocks(LeaseIssuer issuer) {
+    StoreLocks(LeaseIssuer issuer) {
         this.issuer = issuer;
     }
 
@@ -107,55 +114,13 @@ public final class StoreLocks implements FencedLocks {
         return (IssuedLease) lease;
     }
 
-    /** Settings of the machinery; {@link #build()} checks them. */
-    public static final class Builder {
+    /** Settings of the machinery (the shared ones of every store's builder); {@link #build()} checks them. */
+    public static final class Builder extends FencedLocksBuilder<Builder> {
         private final LockStore store;
-        private boolean watchdog;
-        private ScheduledExecutorService renewalSchedule;
-        private Duration pollInterval = Duration.ofMillis(100);
-        private Duration operationTimeout = Duration.ofSeconds(5);
 
         private Builder(LockStore store) {
+            super(Duration.ofMillis(100));
             this.store = Objects.requireNonNull(store, "store");
-        }
-
-        /**
-         * Whether leases are renewed until closed (default {@code false}: a lease lasts its
-         * TTL). Renewals come every third of the TTL.
-         */
-        public Builder watchdog(boolean enabled) {
-            this.watchdog = enabled;
-            return this;
-        }
-
-        /**
-         * Keeps the renewal schedule on this executor instead of a daemon thread of the
-         * instance's own (it is not shut down on close). The renewals themselves run on
-         * threads of their own. Stopping this executor's thread stops renewals, as a paused
-         * process would: tests use it.
-         */
-        public Builder renewalSchedule(ScheduledExecutorService executor) {
-            this.renewalSchedule = Objects.requireNonNull(executor, "executor");
-            return this;
-        }
-
-        /**
-         * The longest pause between two attempts of a waiting acquire when no release is
-         * heard of (default 100 ms; each pause is jittered down by up to half).
-         */
-        public Builder pollInterval(Duration interval) {
-            this.pollInterval = Objects.requireNonNull(interval, "pollInterval");
-            return this;
-        }
-
-        /**
-         * The most one call to the store may take (default 5 s): each acquire attempt, release
-         * and renewal gets it as its timeout (a renewal gets less when its lease has less
-         * time left).
-         */
-        public Builder operationTimeout(Duration timeout) {
-            this.operationTimeout = Objects.requireNonNull(timeout, "operationTimeout");
-            return this;
         }
 
         /**
@@ -164,16 +129,7 @@ public final class StoreLocks implements FencedLocks {
          * @throws IllegalArgumentException naming the setting whose value is not allowed
          */
         public StoreLocks build() {
-            requirePositive("pollInterval", pollInterval);
-            requirePositive("operationTimeout", operationTimeout);
-            Renewals renewals = watchdog ? new Renewals(renewalSchedule, operationTimeout) : null;
-            return new StoreLocks(new LeaseIssuer(store, renewals, pollInterval, operationTimeout));
-        }
-
-        private static void requirePositive(String name, Duration value) {
-            if (value.isNegative() || value.isZero()) {
-                throw new IllegalArgumentException(name + " must be positive, got " + value);
-            }
+            return startMachinery(store);
         }
     }
 }

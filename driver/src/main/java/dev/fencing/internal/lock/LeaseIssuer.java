@@ -1,4 +1,7 @@
-package dev.fencing.lock;
+package dev.fencing.internal.lock;
+
+import dev.fencing.lock.Lease;
+import dev.fencing.lock.LockAcquisitionException;
 
 import dev.fencing.lock.spi.Attempt;
 import dev.fencing.lock.spi.LeaseEvents;
@@ -20,7 +23,7 @@ import java.util.concurrent.TimeUnit;
  * waits between them that end early when the lock is released; starts each lease's renewals
  * when a watchdog is configured. Everything here is the same for every store.
  */
-final class LeaseIssuer implements LeaseEvents, AutoCloseable {
+public final class LeaseIssuer implements LeaseEvents, AutoCloseable {
 
     /** The first pause after a failed attempt of a waiting acquire; pauses double up to the poll interval. */
     private static final System.Logger LOG = System.getLogger(LeaseIssuer.class.getName());
@@ -40,7 +43,7 @@ final class LeaseIssuer implements LeaseEvents, AutoCloseable {
      * @param pollInterval the longest wait between two attempts when no release is heard of
      * @param operationTimeout the most one acquire attempt or release may take at the store
      */
-    LeaseIssuer(LockStore store, Renewals renewals, Duration pollInterval, Duration operationTimeout) {
+    public LeaseIssuer(LockStore store, Renewals renewals, Duration pollInterval, Duration operationTimeout) {
         this.store = store;
         this.signals = new ReleaseSignals(store);
         this.renewals = renewals;
@@ -81,7 +84,7 @@ final class LeaseIssuer implements LeaseEvents, AutoCloseable {
         live.remove(lease.ownershipToken(), lease);
     }
 
-    Optional<Lease> tryAcquire(String resource, Duration ttl) {
+    public Optional<Lease> tryAcquire(String resource, Duration ttl) {
         long ttlMillis = checkArguments(resource, ttl);
         try {
             return Optional.ofNullable(attempt(resource, ttlMillis).lease);
@@ -90,7 +93,7 @@ final class LeaseIssuer implements LeaseEvents, AutoCloseable {
         }
     }
 
-    Lease acquire(String resource, Duration ttl, Duration maxWait) {
+    public Lease acquire(String resource, Duration ttl, Duration maxWait) {
         long ttlMillis = checkArguments(resource, ttl);
         Objects.requireNonNull(maxWait, "maxWait");
         if (maxWait.isNegative()) {
@@ -208,7 +211,7 @@ final class LeaseIssuer implements LeaseEvents, AutoCloseable {
         return pollNanos / 2 + random.nextLong(pollNanos / 2 + 1);
     }
 
-    String address() {
+    public String address() {
         return store.address();
     }
 

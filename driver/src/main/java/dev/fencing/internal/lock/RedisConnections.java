@@ -1,4 +1,4 @@
-package dev.fencing.lock;
+package dev.fencing.internal.lock;
 
 import dev.fencing.lock.spi.LockStoreException;
 import io.lettuce.core.AbstractRedisClient;
@@ -31,7 +31,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The Lettuce client and connections of one {@link RedisFencedLocks}: one multiplexed
+ * The Lettuce client and connections of one {@link dev.fencing.lock.RedisFencedLocks}: one multiplexed
  * connection for commands and one for release notifications. {@link #open()} opens both when
  * the locks are built, so that the first acquire costs what a later one does: a Lettuce
  * connection's first opening in a JVM costs about a second of class loading and set-up (its
@@ -43,7 +43,7 @@ import java.util.concurrent.TimeUnit;
  * queueing until Redis is back: an acquire should fail clearly, not hang. Lettuce reconnects
  * in the background, at most a second apart.
  */
-final class RedisConnections implements AutoCloseable {
+public final class RedisConnections implements AutoCloseable {
 
     private final RedisAddress address;
     private final ClientResources resources;

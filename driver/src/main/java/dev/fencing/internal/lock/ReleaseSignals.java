@@ -1,4 +1,4 @@
-package dev.fencing.lock;
+package dev.fencing.internal.lock;
 
 import dev.fencing.lock.spi.LeaseEvents;
 import dev.fencing.lock.spi.LockStore;
@@ -22,7 +22,7 @@ import java.util.concurrent.TimeUnit;
  * <p>A wake-up is only a hint to try again: a missed one costs a poll interval, never
  * correctness, since the store decides who gets the lock.
  */
-final class ReleaseSignals {
+public final class ReleaseSignals {
 
     private final LockStore store;
     private final Map<String, Queue> queues = new HashMap<>(); // guarded by itself

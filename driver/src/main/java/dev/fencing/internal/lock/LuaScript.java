@@ -1,4 +1,4 @@
-package dev.fencing.lock;
+package dev.fencing.internal.lock;
 
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
@@ -23,14 +23,14 @@ import java.util.concurrent.TimeoutException;
  * FLUSH}, a new cluster node) answers {@code NOSCRIPT}, and the script is sent once with
  * {@code SCRIPT LOAD} and run again. Scripts are fixed text, never generated.
  */
-final class LuaScript {
+public final class LuaScript {
 
     /** Takes the lock and issues its fence: returns the fence, or minus the holder's TTL. */
-    static final LuaScript ACQUIRE = fromResource("acquire.lua");
+    public static final LuaScript ACQUIRE = fromResource("acquire.lua");
     /** Compare-and-delete, then publishes the release: returns 1 or 0. */
-    static final LuaScript RELEASE = fromResource("release.lua");
+    public static final LuaScript RELEASE = fromResource("release.lua");
     /** Compare-and-pexpire: returns 1 or 0. */
-    static final LuaScript EXTEND = fromResource("extend.lua");
+    public static final LuaScript EXTEND = fromResource("extend.lua");
 
     private final String name;
     private final String source;
@@ -54,7 +54,7 @@ final class LuaScript {
     }
 
     /** The lock's scripts, in the order they are loaded ahead of their first use. */
-    static final java.util.List<LuaScript> ALL = java.util.List.of(ACQUIRE, RELEASE, EXTEND);
+    public static final java.util.List<LuaScript> ALL = java.util.List.of(ACQUIRE, RELEASE, EXTEND);
 
     /**
      * Sends the script with {@code SCRIPT LOAD} (in a cluster, to every master), so that its
@@ -72,7 +72,7 @@ final class LuaScript {
     }
 
     /** Runs the script; its result must be an integer. */
-    long run(RedisClusterCommands<String, String> commands, String[] keys, String... args) {
+    public long run(RedisClusterCommands<String, String> commands, String[] keys, String... args) {
         Long result;
         try {
             result = commands.evalsha(sha1, ScriptOutputType.INTEGER, keys, args);
@@ -95,7 +95,7 @@ final class LuaScript {
      * @throws TimeoutException when no result came within {@code timeout}
      * @throws RedisException when Redis failed the command
      */
-    long runWithin(RedisClusterAsyncCommands<String, String> commands, Duration timeout, String[] keys, String... args)
+    public long runWithin(RedisClusterAsyncCommands<String, String> commands, Duration timeout, String[] keys, String... args)
             throws TimeoutException {
         long deadline = System.nanoTime() + timeout.toNanos();
         try {
@@ -125,11 +125,11 @@ final class LuaScript {
         }
     }
 
-    String name() {
+    public String name() {
         return name;
     }
 
-    String sha1() {
+    public String sha1() {
         return sha1;
     }
 

@@ -1,5 +1,6 @@
-package dev.fencing.lock;
+package dev.fencing.internal.lock;
 
+import dev.fencing.lock.LockAcquisitionException;
 import dev.fencing.lock.spi.Attempt;
 import dev.fencing.lock.spi.LeaseEvents;
 import dev.fencing.lock.spi.LockStore;
@@ -20,7 +21,7 @@ import java.util.concurrent.TimeoutException;
  * the acquire fails, so that a replica promoted after a failover cannot issue the same fence
  * to someone else.
  */
-final class RedisLockStore implements LockStore {
+public final class RedisLockStore implements LockStore {
 
     private final RedisConnections connections;
     private final RedisReleaseChannel channel;
@@ -29,10 +30,33 @@ final class RedisLockStore implements LockStore {
     private final long replicaTimeoutMillis;
 
     /**
+     * Connects to the Redis at {@code address} and loads the scripts before it returns (see
+     * {@link RedisConnections#open()}): the store of a {@code RedisFencedLocks}.
+     *
+     * @param operationTimeout how long a command (and a connect) may take
+     * @param replicas how many replicas must acknowledge each acquire; 0 for none
+     * @param replicaTimeout how long {@code WAIT} waits for them
+     */
+    public static RedisLockStore open(RedisAddress address, String keyPrefix, Duration operationTimeout, int replicas,
+            Duration replicaTimeout) {
+        RedisKeys keys = new RedisKeys(keyPrefix);
+        RedisReleaseChannel channel = new RedisReleaseChannel(keys);
+        RedisConnections connections = new RedisConnections(address, operationTimeout, channel);
+        channel.connect(connections);
+        try {
+            connections.open();
+        } catch (RuntimeException e) {
+            connections.close();
+            throw e;
+        }
+        return new RedisLockStore(connections, channel, keys, replicas, replicaTimeout.toMillis());
+    }
+
+    /**
      * @param replicas how many replicas must acknowledge each acquire; 0 for none
      * @param replicaTimeoutMillis how long {@code WAIT} waits for them
      */
-    RedisLockStore(RedisConnections connections, RedisReleaseChannel channel, RedisKeys keys, int replicas,
+    private RedisLockStore(RedisConnections connections, RedisReleaseChannel channel, RedisKeys keys, int replicas,
             long replicaTimeoutMillis) {
         this.connections = connections;
         this.channel = channel;

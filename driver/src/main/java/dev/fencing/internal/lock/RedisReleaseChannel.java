@@ -1,4 +1,4 @@
-package dev.fencing.lock;
+package dev.fencing.internal.lock;
 
 import dev.fencing.lock.spi.LeaseEvents;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
@@ -9,7 +9,7 @@ import java.util.concurrent.CompletionStage;
  * release channel, and this subscribes to the channels of the resources that threads here
  * wait for, waking them when a message arrives.
  */
-final class RedisReleaseChannel extends RedisPubSubAdapter<String, String> {
+public final class RedisReleaseChannel extends RedisPubSubAdapter<String, String> {
 
     private final RedisKeys keys;
     private volatile RedisConnections connections;

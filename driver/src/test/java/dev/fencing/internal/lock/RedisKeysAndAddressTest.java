@@ -1,8 +1,9 @@
-package dev.fencing.lock;
+package dev.fencing.internal.lock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.fencing.lock.RedisFencedLocks;
 import io.lettuce.core.RedisCredentials;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.SlotHash;

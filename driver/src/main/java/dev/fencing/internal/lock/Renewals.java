@@ -1,4 +1,4 @@
-package dev.fencing.lock;
+package dev.fencing.internal.lock;
 
 import dev.fencing.lock.spi.LockStoreException;
 
@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Renewals stop with their process; that is the point of fencing: a paused process's
  * lease expires, and its fence is what keeps it from doing harm when it wakes.
  */
-final class Renewals implements AutoCloseable {
+public final class Renewals implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(Renewals.class.getName());
     private static final AtomicInteger WORKER_NUMBERS = new AtomicInteger();
@@ -36,7 +36,7 @@ final class Renewals implements AutoCloseable {
      * @param schedule keeps the schedule, or null for a daemon thread of its own
      * @param timeout the most one renewal may take (less when the lease has less time left)
      */
-    Renewals(ScheduledExecutorService schedule, Duration timeout) {
+    public Renewals(ScheduledExecutorService schedule, Duration timeout) {
         this.timeout = timeout;
         if (schedule != null) {
             this.schedule = schedule;

@@ -1,4 +1,6 @@
-package dev.fencing.lock;
+package dev.fencing.internal.lock;
+
+import dev.fencing.lock.Lease;
 
 import dev.fencing.lock.spi.LockStore;
 import dev.fencing.lock.spi.LockStoreException;
@@ -13,7 +15,7 @@ import java.util.concurrent.TimeUnit;
  * identity and what this process knows about it (held, lost or released, and until when it is
  * known to be held), and asks its {@link LockStore} for the atomic release and renewal.
  */
-final class IssuedLease implements Lease {
+public final class IssuedLease implements Lease {
 
     private static final System.Logger LOG = System.getLogger(IssuedLease.class.getName());
 
@@ -85,7 +87,7 @@ final class IssuedLease implements Lease {
     }
 
     /** Whether renewals of this lease are still scheduled. */
-    synchronized boolean isRenewing() {
+    public synchronized boolean isRenewing() {
         return renewing;
     }
 
@@ -121,7 +123,7 @@ final class IssuedLease implements Lease {
      * @throws LockStoreException when the outcome is unknown (the lease stays held until its
      *         TTL runs out)
      */
-    boolean renew(Duration timeout) {
+    public boolean renew(Duration timeout) {
         long sentAt = System.nanoTime();
         boolean wasHeld;
         synchronized (this) {

@@ -1,4 +1,4 @@
-package dev.fencing.lock;
+package dev.fencing.internal.lock;
 
 import dev.fencing.lock.spi.Attempt;
 import dev.fencing.lock.spi.LockStore;

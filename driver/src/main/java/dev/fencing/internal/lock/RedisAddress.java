@@ -1,4 +1,4 @@
-package dev.fencing.lock;
+package dev.fencing.internal.lock;
 
 import io.lettuce.core.RedisURI;
 import java.util.ArrayList;
@@ -18,7 +18,7 @@ import java.util.stream.Collectors;
  * {@code redis-cluster://user:secret@10.0.0.1:7000,10.0.0.2:7000?timeout=5s}. The user
  * information, database and query apply to every seed.
  */
-final class RedisAddress {
+public final class RedisAddress {
 
     private static final String CLUSTER = "redis-cluster://";
     private static final String CLUSTER_TLS = "rediss-cluster://";
@@ -33,7 +33,7 @@ final class RedisAddress {
         this.description = description;
     }
 
-    static RedisAddress parse(String text) {
+    public static RedisAddress parse(String text) {
         Objects.requireNonNull(text, "redisUri");
         String lower = text.trim().toLowerCase(Locale.ROOT);
         try {
@@ -77,11 +77,11 @@ final class RedisAddress {
     }
 
     /** The URIs to connect to: one for standalone and Sentinel, the seed nodes for a cluster. */
-    List<RedisURI> uris() {
+    public List<RedisURI> uris() {
         return uris;
     }
 
-    boolean isCluster() {
+    public boolean isCluster() {
         return cluster;
     }
 
@@ -109,7 +109,7 @@ final class RedisAddress {
     }
 
     /** The text with any user information between "//" and "@" replaced. */
-    static String withoutCredentials(String text) {
+    public static String withoutCredentials(String text) {
         return text.replaceAll("//[^/?#]*@", "//***@");
     }
 }

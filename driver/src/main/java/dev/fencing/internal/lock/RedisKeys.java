@@ -1,4 +1,4 @@
-package dev.fencing.lock;
+package dev.fencing.internal.lock;
 
 /**
  * The Redis names of one resource's lock: the lock key, the fence counter key and the
@@ -10,7 +10,7 @@ package dev.fencing.lock;
  * touch keys of one slot. Braces (and {@code %}) in a resource name are percent-encoded, so
  * that a name cannot end the tag early, and two names never share keys.
  */
-final class RedisKeys {
+public final class RedisKeys {
 
     private static final String LOCK = "}:lock";
     private static final String FENCE = "}:fence";
@@ -18,7 +18,7 @@ final class RedisKeys {
 
     private final String prefix;
 
-    RedisKeys(String prefix) {
+    public RedisKeys(String prefix) {
         if (prefix.indexOf('{') >= 0 || prefix.indexOf('}') >= 0) {
             throw new IllegalArgumentException("keyPrefix must not contain '{' or '}' (the resource is the"
                     + " key's hash tag), got '" + prefix + "'");
@@ -26,21 +26,21 @@ final class RedisKeys {
         this.prefix = prefix;
     }
 
-    String lock(String resource) {
+    public String lock(String resource) {
         return prefix + "{" + encode(resource) + LOCK;
     }
 
     /** The counter that issues the resource's fences; it never expires. */
-    String fence(String resource) {
+    public String fence(String resource) {
         return prefix + "{" + encode(resource) + FENCE;
     }
 
-    String releaseChannel(String resource) {
+    public String releaseChannel(String resource) {
         return prefix + "{" + encode(resource) + RELEASED;
     }
 
     /** The resource whose release channel {@code channel} is, or null when it is not one of ours. */
-    String resourceOfReleaseChannel(String channel) {
+    public String resourceOfReleaseChannel(String channel) {
         if (!channel.startsWith(prefix + "{") || !channel.endsWith(RELEASED)) {
             return null;
         }
