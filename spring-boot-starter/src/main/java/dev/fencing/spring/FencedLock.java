@@ -12,7 +12,7 @@ import java.lang.annotation.Target;
  * fenced table carries the fence.
  *
  * <pre>{@code
- * @FencedLock(resource = "order:#{#orderId}", ttl = "30s", waitTime = "5s")
+ * @FencedLock(resource = "order:#{#orderId}", ttl = "30s", maxWait = "5s")
  * @Transactional
  * public void pay(long orderId, long amount) { ... }
  * }</pre>
@@ -26,7 +26,7 @@ import java.lang.annotation.Target;
  * ({@link IllegalStateException}): that transaction began before the lock was held and would
  * commit after it is released.
  *
- * <p>When the lock stays held by someone else for the whole {@link #waitTime()}, the method is not
+ * <p>When the lock stays held by someone else for the whole {@link #maxWait()}, the method is not
  * run and {@link FencedLockUnavailableException} is thrown; when the lock store fails,
  * {@link org.springframework.dao.DataAccessResourceFailureException}.
  */
@@ -52,7 +52,7 @@ public @interface FencedLock {
     /**
      * How long to wait for the lock when someone else holds it, in the same forms as
      * {@link #ttl()}; {@code "0s"} makes one attempt; empty means
-     * {@code fencing.lock.default-wait} (5 s).
+     * {@code fencing.lock.default-max-wait} (5 s).
      */
-    String waitTime() default "";
+    String maxWait() default "";
 }

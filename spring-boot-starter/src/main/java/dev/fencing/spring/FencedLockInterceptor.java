@@ -49,17 +49,17 @@ final class FencedLockInterceptor implements MethodInterceptor {
     private final Supplier<LockObserver> observer;
     private final ConfigurableBeanFactory beanFactory;
     private final Duration defaultTtl;
-    private final Duration defaultWait;
+    private final Duration defaultMaxWait;
     private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
     private final Map<Method, Definition> definitions = new ConcurrentHashMap<>();
 
     FencedLockInterceptor(Supplier<FencedLocks> locks, Supplier<LockObserver> observer, ConfigurableBeanFactory beanFactory,
-                          Duration defaultTtl, Duration defaultWait) {
+                          Duration defaultTtl, Duration defaultMaxWait) {
         this.locks = locks;
         this.observer = observer;
         this.beanFactory = beanFactory;
         this.defaultTtl = defaultTtl;
-        this.defaultWait = defaultWait;
+        this.defaultMaxWait = defaultMaxWait;
     }
 
     @Override
@@ -151,9 +151,9 @@ final class FencedLockInterceptor implements MethodInterceptor {
             throw new IllegalArgumentException("@FencedLock(ttl = \"" + annotation.ttl() + "\") on " + describe(method)
                     + " must be positive");
         }
-        Duration wait = duration(method, "waitTime", annotation.waitTime(), defaultWait);
+        Duration wait = duration(method, "maxWait", annotation.maxWait(), defaultMaxWait);
         if (wait.isNegative()) {
-            throw new IllegalArgumentException("@FencedLock(waitTime = \"" + annotation.waitTime() + "\") on "
+            throw new IllegalArgumentException("@FencedLock(maxWait = \"" + annotation.maxWait() + "\") on "
                     + describe(method) + " must not be negative");
         }
         return new Definition(annotation, method, resource, ttl, wait);

@@ -80,7 +80,7 @@ public class FencingAutoConfiguration {
         FencingSettings settings = FencingSettings.of(environment);
         FencedLockInterceptor interceptor = new FencedLockInterceptor(locks::getObject,
                 () -> observer.getIfAvailable(() -> LockObserver.NONE), beanFactory,
-                settings.defaultTtl(), settings.defaultWait());
+                settings.defaultTtl(), settings.defaultMaxWait());
         DefaultPointcutAdvisor advisor = new DefaultPointcutAdvisor(
                 new AnnotationMatchingPointcut(null, FencedLock.class, true), interceptor);
         advisor.setOrder(ADVISOR_ORDER);

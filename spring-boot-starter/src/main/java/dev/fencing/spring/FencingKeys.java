@@ -31,7 +31,7 @@ final class FencingKeys {
     static final String ENABLED = "fencing.enabled";
     static final String LOCK_STORE = "fencing.lock.store";
     static final String LOCK_DEFAULT_TTL = "fencing.lock.default-ttl";
-    static final String LOCK_DEFAULT_WAIT = "fencing.lock.default-wait";
+    static final String LOCK_DEFAULT_MAX_WAIT = "fencing.lock.default-max-wait";
     static final String LOCK_WATCHDOG = "fencing.lock.watchdog";
     static final String LOCK_JDBC_TABLE = "fencing.lock.jdbc.table";
     static final String LOCK_JDBC_CREATE_TABLE = "fencing.lock.jdbc.create-table";
@@ -104,7 +104,7 @@ final class FencingKeys {
                         List.of("auto", "redis", "jdbc")),
                 starter(LOCK_DEFAULT_TTL, DURATION, "30s",
                         "TTL of a @FencedLock lease when the annotation names none.", List.of()),
-                starter(LOCK_DEFAULT_WAIT, DURATION, "5s",
+                starter(LOCK_DEFAULT_MAX_WAIT, DURATION, "5s",
                         "How long a @FencedLock method waits for the lock when the annotation names no wait.", List.of()),
                 starter(LOCK_WATCHDOG, BOOLEAN, "false",
                         "Whether leases are renewed until released (true) or last their TTL (false).", List.of()),

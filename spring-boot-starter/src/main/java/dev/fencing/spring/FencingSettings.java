@@ -105,10 +105,10 @@ final class FencingSettings {
                 .orElse(Duration.ofSeconds(30)));
     }
 
-    Duration defaultWait() {
-        Duration wait = binder.bind(FencingKeys.LOCK_DEFAULT_WAIT, Duration.class).orElse(Duration.ofSeconds(5));
+    Duration defaultMaxWait() {
+        Duration wait = binder.bind(FencingKeys.LOCK_DEFAULT_MAX_WAIT, Duration.class).orElse(Duration.ofSeconds(5));
         if (wait.isNegative()) {
-            throw new IllegalArgumentException("invalid value '" + wait + "' for " + FencingKeys.LOCK_DEFAULT_WAIT
+            throw new IllegalArgumentException("invalid value '" + wait + "' for " + FencingKeys.LOCK_DEFAULT_MAX_WAIT
                     + "; allowed: a duration of 0 or more, e.g. 5s");
         }
         return wait;

@@ -19,7 +19,7 @@ public class PaymentService {
     }
 
     /** Pays a pending order; {@code inside} runs first, inside the lock and the transaction. */
-    @FencedLock(resource = "order:#{#orderId}", ttl = "10s", waitTime = "${test.lock-wait:2s}")
+    @FencedLock(resource = "order:#{#orderId}", ttl = "10s", maxWait = "${test.lock-wait:2s}")
     @Transactional
     public int pay(long orderId, long amount, Runnable inside) {
         inside.run();
@@ -35,7 +35,7 @@ public class PaymentService {
     }
 
     /** Writes, then outlives its 300 ms lease before the transaction commits. */
-    @FencedLock(resource = "order:#{#orderId}", ttl = "300ms", waitTime = "0s")
+    @FencedLock(resource = "order:#{#orderId}", ttl = "300ms", maxWait = "0s")
     @Transactional
     public void payTooSlowly(long orderId, long amount) throws InterruptedException {
         jdbc.update("UPDATE orders SET status = 'paid', paid_amount = ? WHERE id = ?", amount, orderId);
@@ -49,7 +49,7 @@ public class PaymentService {
     }
 
     /** A lock on a resource computed from an argument's property and a bean. */
-    @FencedLock(resource = "#{@resourceNames.forOrder(#order.id)}", waitTime = "0s")
+    @FencedLock(resource = "#{@resourceNames.forOrder(#order.id)}", maxWait = "0s")
     public String lockedResource(Order order) {
         return dev.fencing.Fence.currentLock().orElse("none");
     }

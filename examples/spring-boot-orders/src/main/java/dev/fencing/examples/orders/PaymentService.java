@@ -29,7 +29,7 @@ public class PaymentService {
      * expired while it was charging and another worker has paid the order since, the database
      * rejects the write and this throws {@link dev.fencing.spring.StaleFenceDataAccessException}.
      */
-    @FencedLock(resource = "order:#{#orderId}", ttl = "${orders.lock.ttl:30s}", waitTime = "${orders.lock.wait:10s}")
+    @FencedLock(resource = "order:#{#orderId}", ttl = "${orders.lock.ttl:30s}", maxWait = "${orders.lock.wait:10s}")
     @Transactional
     public Outcome pay(long orderId, long amount) {
         Order order = orders.findById(orderId)
