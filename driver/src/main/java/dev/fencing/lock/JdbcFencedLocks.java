@@ -138,7 +138,9 @@ public final class JdbcFencedLocks implements FencedLocks {
 
     /**
      * Takes the lock on {@code resource} for {@code ttl}, waiting up to {@code maxWait} for
-     * it to be released or to expire.
+     * it to be released or to expire, and for the database to answer again when it cannot be
+     * reached meanwhile. The lease time comes first and the wait second: the opposite order to
+     * Redisson's {@code tryLock(waitTime, leaseTime, unit)}.
      *
      * @throws LockAcquisitionException with reason
      *         {@link LockAcquisitionException.Reason#TIMED_OUT TIMED_OUT} when the lock stayed

@@ -142,11 +142,14 @@ public final class RedisFencedLocks implements FencedLocks {
 
     /**
      * Takes the lock on {@code resource} for {@code ttl}, waiting up to {@code maxWait} for
-     * its holder to release it or let it expire.
+     * its holder to release it or let it expire, and for Redis to answer again when it cannot be
+     * reached meanwhile (see <em>Failures</em>). The lease time comes first and the wait
+     * second: the opposite order to Redisson's {@code tryLock(waitTime, leaseTime, unit)}.
      *
      * @throws LockAcquisitionException with reason
      *         {@link LockAcquisitionException.Reason#TIMED_OUT TIMED_OUT} when the lock stayed
-     *         held for {@code maxWait}, or another reason when Redis failed
+     *         held for {@code maxWait}, {@code STORE_FAILED} when Redis still failed when
+     *         {@code maxWait} ran out, or another reason
      * @throws IllegalArgumentException if the resource is blank, the TTL not positive or
      *         {@code maxWait} negative
      */

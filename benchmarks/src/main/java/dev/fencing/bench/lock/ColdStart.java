@@ -3,6 +3,7 @@ package dev.fencing.bench.lock;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.fencing.bench.pg.Postgres;
+import dev.fencing.lock.FencedLocks;
 import dev.fencing.lock.JdbcFencedLocks;
 import dev.fencing.lock.Lease;
 import dev.fencing.lock.RedisFencedLocks;
@@ -173,20 +174,25 @@ public final class ColdStart {
     private static Run fencingRedis(String resource) {
         long started = System.nanoTime();
         try (RedisFencedLocks locks = RedisFencedLocks.builder(Services.REDIS_URI).keyPrefix(PREFIX).build()) {
-            long created = System.nanoTime();
-            Lease first = locks.acquire(resource, TTL, MAX_WAIT);
-            long leased = System.nanoTime();
-            double cpu = cpuMillis();
-            first.close();
-            double[] later = new double[LATER_ACQUIRES];
-            for (int i = 0; i < later.length; i++) {
-                long before = System.nanoTime();
-                Lease lease = locks.acquire(resource, TTL, MAX_WAIT);
-                later[i] = millis(System.nanoTime() - before);
-                lease.close();
-            }
-            return new Run(millis(created - started), millis(leased - created), median(later), cpu);
+            return firstAndLaterLeases(started, locks, resource);
         }
+    }
+
+    /** The first lease of {@code locks} (created since {@code started}), then the later ones. */
+    private static Run firstAndLaterLeases(long started, FencedLocks locks, String resource) {
+        long created = System.nanoTime();
+        Lease first = locks.acquire(resource, TTL, MAX_WAIT);
+        long leased = System.nanoTime();
+        double cpu = cpuMillis();
+        first.close();
+        double[] later = new double[LATER_ACQUIRES];
+        for (int i = 0; i < later.length; i++) {
+            long before = System.nanoTime();
+            Lease lease = locks.acquire(resource, TTL, MAX_WAIT);
+            later[i] = millis(System.nanoTime() - before);
+            lease.close();
+        }
+        return new Run(millis(created - started), millis(leased - created), median(later), cpu);
     }
 
     private static Run redisson(String resource) {
@@ -225,19 +231,7 @@ public final class ColdStart {
         config.setPoolName("cold-start");
         try (HikariDataSource pool = new HikariDataSource(config);
                 JdbcFencedLocks locks = JdbcFencedLocks.builder(pool).tableName(TABLE).build()) {
-            long created = System.nanoTime();
-            Lease first = locks.acquire(resource, TTL, MAX_WAIT);
-            long leased = System.nanoTime();
-            double cpu = cpuMillis();
-            first.close();
-            double[] later = new double[LATER_ACQUIRES];
-            for (int i = 0; i < later.length; i++) {
-                long before = System.nanoTime();
-                Lease lease = locks.acquire(resource, TTL, MAX_WAIT);
-                later[i] = millis(System.nanoTime() - before);
-                lease.close();
-            }
-            return new Run(millis(created - started), millis(leased - created), median(later), cpu);
+            return firstAndLaterLeases(started, locks, resource);
         }
     }
 

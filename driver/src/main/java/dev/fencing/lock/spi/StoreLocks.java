@@ -20,7 +20,10 @@ import java.util.Optional;
  *   <li>waiting: a waiting acquire tries again when a release wakes it (one waiter of this
  *       process per release: releases here, and releases the store reports through
  *       {@link LeaseEvents#released}), else after the holder's remaining TTL or the poll
- *       interval, jittered, until its deadline;</li>
+ *       interval, jittered, until its deadline; an attempt that fails with
+ *       {@link LockStoreException} (the store restarting, failing over) is made again after a
+ *       pause that grows to the poll interval, until the deadline, and only {@code tryAcquire}
+ *       (or a wait of zero) fails at once;</li>
  *   <li>renewal (with {@link Builder#watchdog(boolean)}): every third of the TTL, each lease on
  *       its own, each renewal limited to the operation timeout and to the time the lease is
  *       still believed held; a lease whose renewal finds the lock gone, or that the store

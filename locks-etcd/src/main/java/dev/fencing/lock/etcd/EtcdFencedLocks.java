@@ -118,7 +118,10 @@ public final class EtcdFencedLocks implements FencedLocks {
      *
      * @throws LockAcquisitionException with reason
      *         {@link LockAcquisitionException.Reason#TIMED_OUT TIMED_OUT} when the lock stayed
-     *         held for {@code maxWait}, or another reason when etcd failed
+     *         held for {@code maxWait}, {@code STORE_FAILED} when etcd still failed when
+     *         {@code maxWait} ran out (attempts that fail are made again within the wait), or
+     *         another reason. The lease time comes first and the wait second: the opposite
+     *         order to Redisson's {@code tryLock(waitTime, leaseTime, unit)}.
      */
     @Override
     public Lease acquire(String resource, Duration ttl, Duration maxWait) {
