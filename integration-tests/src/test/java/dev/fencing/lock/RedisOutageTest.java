@@ -2,7 +2,6 @@ package dev.fencing.lock;
 
 import dev.fencing.internal.lock.RedisKeys;
 import dev.fencing.internal.lock.LuaScript;
-import dev.fencing.internal.lock.LeaseIssuer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -16,12 +15,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.logging.Handler;
-import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -133,41 +126,6 @@ class RedisOutageTest {
             }
         } finally {
             waiterThread.shutdownNow();
-        }
-    }
-
-    /**
-     * Counts the attempts that waiting acquires make again after the store failed, from the
-     * lease machinery's DEBUG log: the one thing a waiting acquire shows while it rides out an
-     * outage.
-     */
-    private static final class RetriesSeen extends Handler implements AutoCloseable {
-        private static final Logger MACHINERY = Logger.getLogger(LeaseIssuer.class.getName());
-        final CountDownLatch firstFailure = new CountDownLatch(1);
-        final AtomicInteger count = new AtomicInteger();
-        private final Level previous = MACHINERY.getLevel();
-
-        RetriesSeen() {
-            MACHINERY.setLevel(Level.FINE);
-            MACHINERY.addHandler(this);
-        }
-
-        @Override
-        public void publish(LogRecord record) {
-            if (record.getMessage() != null && record.getMessage().contains("; trying again in ")) {
-                count.incrementAndGet();
-                firstFailure.countDown();
-            }
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
-            MACHINERY.removeHandler(this);
-            MACHINERY.setLevel(previous);
         }
     }
 
