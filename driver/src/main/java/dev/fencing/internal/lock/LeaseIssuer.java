@@ -146,7 +146,9 @@ public final class LeaseIssuer implements LeaseEvents, AutoCloseable {
         long pauseNanos = FIRST_OUTAGE_PAUSE_NANOS;
         while (true) {
             try {
-                return attempt(wait.resource, ttlMillis);
+                Outcome outcome = attempt(wait.resource, ttlMillis);
+                wait.answered();
+                return outcome;
             } catch (LockStoreException e) {
                 wait.failed(e);
                 long left = wait.nanosLeft();
@@ -279,16 +281,22 @@ public final class LeaseIssuer implements LeaseEvents, AutoCloseable {
             lastFailure = e;
         }
 
+        /** The store answered: an outage met later is a new one. */
+        void answered() {
+            failures = 0;
+            lastFailure = null;
+        }
+
         /** The failure of a wait that ran out while the store kept failing. */
         LockAcquisitionException outageOutlasted(String address) {
-            if (failures == 1) {
+            if (maxWait.isZero()) {
                 return storeFailure(resource, lastFailure);
             }
             long failingMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - failingSince);
             return new LockAcquisitionException(resource, LockAcquisitionException.Reason.STORE_FAILED,
                     "could not acquire lock '" + resource + "' within " + maxWait + ": " + address + " kept failing ("
-                            + failures + " attempts over the last " + failingMillis + " ms); the last failure: "
-                            + lastFailure.getMessage(), lastFailure);
+                            + failures + (failures == 1 ? " attempt" : " attempts") + " over the last " + failingMillis
+                            + " ms); the last failure: " + lastFailure.getMessage(), lastFailure);
         }
     }
 }
