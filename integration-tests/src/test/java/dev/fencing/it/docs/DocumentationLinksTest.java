@@ -110,31 +110,41 @@ class DocumentationLinksTest {
         return candidates.stream().filter(Files::isRegularFile).findFirst().orElse(null);
     }
 
-    /** The document's text outside fenced code blocks and inline code, its lines joined (a reference may wrap). */
-    private static String prose(Path document) throws IOException {
-        StringBuilder text = new StringBuilder();
+    /** The document's lines outside fenced code blocks, inline code removed. */
+    private static List<String> proseLines(Path document) throws IOException {
+        List<String> lines = new ArrayList<>();
         boolean inCode = false;
         for (String line : Files.readAllLines(document)) {
             if (FENCE.matcher(line).find()) {
                 inCode = !inCode;
             } else if (!inCode) {
-                text.append(line.replaceAll("`[^`]*`", "")).append(' ');
+                lines.add(line.replaceAll("`[^`]*`", ""));
             }
         }
-        return text.toString();
+        return lines;
     }
 
-    private static List<String> headings(Path document) throws IOException {
+    /** The document's prose joined into one line (a reference may wrap). */
+    private static String prose(Path document) throws IOException {
+        return String.join(" ", proseLines(document));
+    }
+
+    /** The headings' texts (read before inline code is removed: a heading may be code). */
+    private static List<String> headingLines(Path document) throws IOException {
         List<String> headings = new ArrayList<>();
         boolean inCode = false;
         for (String line : Files.readAllLines(document)) {
             if (FENCE.matcher(line).find()) {
                 inCode = !inCode;
             } else if (!inCode && line.startsWith("#")) {
-                headings.add(headingText(line.replaceFirst("^#+\\s*", "")));
+                headings.add(line.replaceFirst("^#+\\s*", "").trim());
             }
         }
         return headings;
+    }
+
+    private static List<String> headings(Path document) throws IOException {
+        return headingLines(document).stream().map(DocumentationLinksTest::headingText).toList();
     }
 
     /** A heading or a quoted reference to one, compared without case, Markdown emphasis or code marks. */
@@ -145,16 +155,8 @@ class DocumentationLinksTest {
     /** Link targets outside fenced code blocks and inline code. */
     private static List<String> links(Path document) throws IOException {
         List<String> targets = new ArrayList<>();
-        boolean inCode = false;
-        for (String line : Files.readAllLines(document)) {
-            if (FENCE.matcher(line).find()) {
-                inCode = !inCode;
-                continue;
-            }
-            if (inCode) {
-                continue;
-            }
-            Matcher link = LINK.matcher(line.replaceAll("`[^`]*`", ""));
+        for (String line : proseLines(document)) {
+            Matcher link = LINK.matcher(line);
             while (link.find()) {
                 targets.add(link.group(1));
             }
@@ -165,17 +167,11 @@ class DocumentationLinksTest {
     /** GitHub's anchors for the headings of a Markdown file. */
     private static Set<String> anchors(Path document) throws IOException {
         Set<String> anchors = new HashSet<>();
-        boolean inCode = false;
-        for (String line : Files.readAllLines(document)) {
-            if (FENCE.matcher(line).find()) {
-                inCode = !inCode;
-            } else if (!inCode && line.startsWith("#")) {
-                String heading = line.replaceFirst("^#+\\s*", "").trim();
-                String slug = heading.toLowerCase(Locale.ROOT).replaceAll("[^\\p{L}\\p{N} _-]", "").replace(' ', '-');
-                String unique = slug;
-                for (int i = 1; !anchors.add(unique); i++) {
-                    unique = slug + "-" + i;
-                }
+        for (String heading : headingLines(document)) {
+            String slug = heading.toLowerCase(Locale.ROOT).replaceAll("[^\\p{L}\\p{N} _-]", "").replace(' ', '-');
+            String unique = slug;
+            for (int i = 1; !anchors.add(unique); i++) {
+                unique = slug + "-" + i;
             }
         }
         return anchors;
