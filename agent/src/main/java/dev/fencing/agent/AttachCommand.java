@@ -12,7 +12,8 @@ import java.nio.file.Path;
  * JVM {@code pid} (same user; a JDK, not a bare JRE, runs this command). The configuration path
  * is made absolute here, since the target JVM may run in another directory; without it the
  * target JVM finds its configuration itself ({@code fencing.config}, {@code FENCING_CONFIG},
- * classpath {@code fencing.properties}).
+ * classpath {@code fencing.properties}). When the agent refuses the target's configuration, the
+ * target JVM runs on unchanged and this command prints the refusal and exits with status 1.
  */
 final class AttachCommand {
 
@@ -55,16 +56,23 @@ final class AttachCommand {
             err.println("cannot locate the agent jar: " + e);
             return 1;
         }
+        String refusal;
         try {
             VirtualMachine vm = VirtualMachine.attach(pid);
             try {
                 vm.loadAgent(jar, agentArguments);
+                refusal = vm.getSystemProperties().getProperty(FencingAgent.REFUSAL_PROPERTY);
             } finally {
                 vm.detach();
             }
         } catch (Exception e) {
             err.println("attaching the fencing agent to " + pid + " failed: " + e);
             err.println("(the agent's own error, if any, is printed by the target JVM)");
+            return 1;
+        }
+        if (refusal != null) {
+            // the agent refused inside the target and said so in its log; the target runs on
+            err.println(FencingAgent.REFUSED_PREFIX + refusal);
             return 1;
         }
         out.println("fencing agent attached to " + pid + (agentArguments == null ? "" : " with " + agentArguments));

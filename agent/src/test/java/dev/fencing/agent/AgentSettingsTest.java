@@ -40,18 +40,42 @@ class AgentSettingsTest {
     }
 
     @Test
-    void noTablesYetIsValid() {
-        AgentSettings settings = AgentSettings.resolve("", sources(Map.of()));
+    void noTableIsRefusedUnlessEntitiesAreSaidToNameThem(@TempDir Path dir) throws Exception {
+        assertThatThrownBy(() -> AgentSettings.resolve("", sources(Map.of())))
+                .hasMessageStartingWith("no fenced table configured, so the agent would fence nothing")
+                .hasMessageContaining("fencing.tables").hasMessageContaining("fencing.agent.tables-from=entities");
+        Path blank = Files.writeString(dir.resolve("blank.properties"), "fencing.tables= \nfencing.column=fence\n");
+        assertThatThrownBy(() -> AgentSettings.resolve("config=" + blank, sources(Map.of())))
+                .hasMessageContaining("set fencing.tables in " + blank);
+
+        Path entities = Files.writeString(dir.resolve("entities.properties"), "fencing.agent.tables-from=entities\n");
+        AgentSettings settings = AgentSettings.resolve("config=" + entities, sources(Map.of()));
+        assertThat(settings.fencingKeys()).isEmpty();
         assertThat(new FencedTables(settings.fencingKeys()).describe()).isEmpty();
+
+        Path misspelt = Files.writeString(dir.resolve("from.properties"), "fencing.agent.tables-from=entity\n");
+        assertThatThrownBy(() -> AgentSettings.resolve("config=" + misspelt, sources(Map.of())))
+                .hasMessageContaining("'entity' for fencing.agent.tables-from").hasMessageContaining("configuration")
+                .hasMessageContaining("entities");
+    }
+
+    @Test
+    void anUnknownKeyIsRefusedWithEveryKnownKeyTheAgentsIncluded(@TempDir Path dir) throws Exception {
+        Path file = Files.writeString(dir.resolve("a.properties"), "fencing.tables=orders\nfencing.tabels=payments\n");
+        assertThatThrownBy(() -> AgentSettings.resolve("config=" + file, sources(Map.of())))
+                .hasMessageStartingWith("unknown fencing agent configuration key 'fencing.tabels'; known keys: fencing.tables,")
+                .hasMessageContaining("fencing.column")
+                .hasMessageEndingWith("fencing.agent.include-urls, fencing.agent.exclude-urls, fencing.agent.tables-from");
     }
 
     @Test
     void unknownAgentKeysAndBadValuesAreRefusedByName(@TempDir Path dir) throws Exception {
-        Path misspelt = Files.writeString(dir.resolve("a.properties"), "fencing.agent.include-url=jdbc:h2:*\n");
+        Path misspelt = Files.writeString(dir.resolve("a.properties"),
+                "fencing.tables=orders\nfencing.agent.include-url=jdbc:h2:*\n");
         assertThatThrownBy(() -> AgentSettings.resolve("config=" + misspelt, sources(Map.of())))
                 .hasMessageContaining("fencing.agent.include-url").hasMessageContaining("fencing.agent.include-urls");
 
-        Path badValue = Files.writeString(dir.resolve("b.properties"), "fencing.comparison=sometimes\n");
+        Path badValue = Files.writeString(dir.resolve("b.properties"), "fencing.tables=orders\nfencing.comparison=sometimes\n");
         assertThatThrownBy(() -> AgentSettings.resolve("config=" + badValue, sources(Map.of())))
                 .hasMessageContaining("fencing.comparison").hasMessageContaining("newer-or-equal");
 

@@ -5,6 +5,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -51,6 +52,34 @@ class AttachIT {
             assertThat(output).contains("RESULT mode=attached-hikari connection=dev.fencing.internal.jdbc.FencedConnection "
                     + "current=1 stale=StaleFenceException none=MissingFenceException");
             assertThat(db.row(1)).isEqualTo("current/9");
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.fencing.agent.ChildJvm#javas")
+    void aRefusedAttachFailsTheCommandAndLeavesTheApplicationRunning(Path java, @TempDir Path dir) throws Exception {
+        Path noTables = Files.writeString(dir.resolve("fencing.properties"), "fencing.column=last_fence\n");
+        try (Postgres db = new Postgres().seed(1, 7);
+             ChildJvm app = ChildJvm.start(java, List.of(), ChildJvm.classPath(true), AttachSample.class,
+                     Postgres.URL, db.table, "1")) {
+            app.awaitLine("READY ", TIMEOUT);
+
+            try (ChildJvm attacher = ChildJvm.start(List.of(java.toString(), "-jar",
+                    ChildJvm.agentJar().toAbsolutePath().toString(), "attach", Long.toString(app.pid()), noTables.toString()))) {
+                assertThat(attacher.awaitExit(TIMEOUT)).as(attacher.output()).isEqualTo(1);
+                assertThat(attacher.output()).contains("fencing agent: not started: no fenced table configured, so the "
+                        + "agent would fence nothing; set fencing.tables in " + noTables.toAbsolutePath());
+            }
+
+            app.send("go");
+            String output = app.awaitSuccess(TIMEOUT);
+            // the application ran to its end, unfenced (nothing was installed), with the refusal in its log and no stack trace
+            assertThat(output).contains("fencing agent: not started: no fenced table configured")
+                    .contains("attach refused; the application runs on as before, unchanged")
+                    .doesNotContain("Exception in thread").doesNotContain("\tat ");
+            assertThat(output).contains("RESULT mode=attached-hikari connection=com.zaxxer.hikari.pool.HikariProxyConnection "
+                    + "current=1 stale=1 none=1");
+            assertThat(db.row(1)).isEqualTo("none/7");
         }
     }
 }

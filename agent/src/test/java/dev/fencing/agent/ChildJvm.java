@@ -152,6 +152,16 @@ final class ChildJvm implements AutoCloseable {
         return output();
     }
 
+    /** Waits for the process to exit and returns its exit status (the output stays readable). */
+    int awaitExit(Duration timeout) throws InterruptedException {
+        if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            process.destroyForcibly();
+            throw new AssertionError("the JVM did not exit within " + timeout + "; output:\n" + output());
+        }
+        reader.join(5_000);
+        return process.exitValue();
+    }
+
     String output() {
         return output.toString();
     }

@@ -12,7 +12,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
+import static org.assertj.core.api.Assertions.as;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.InstanceOfAssertFactories.STRING;
 
 /**
  * Unmodified applications under {@code -javaagent:fencing-agent.jar=config=...}, each in a JVM of
@@ -75,10 +77,11 @@ class PremainIT {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("dev.fencing.agent.ChildJvm#javas")
-    void fencedEntitiesAddTheirTablesAsTheyLoad(Path java) throws Exception {
-        // no configuration at all: the tables come from @Fenced classes
+    void fencedEntitiesAddTheirTablesAsTheyLoad(Path java, @TempDir Path dir) throws Exception {
+        // no table configured: the tables come from @Fenced classes, as the configuration says
+        Path config = Files.writeString(dir.resolve("fencing.properties"), "fencing.agent.tables-from=entities\n");
         String output;
-        try (ChildJvm jvm = ChildJvm.start(java, List.of(ChildJvm.javaagent(null)), ChildJvm.classPath(true),
+        try (ChildJvm jvm = ChildJvm.start(java, List.of(ChildJvm.javaagent(config)), ChildJvm.classPath(true),
                 EntitySample.class)) {
             output = jvm.awaitSuccess(TIMEOUT);
         }
@@ -102,14 +105,29 @@ class PremainIT {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("dev.fencing.agent.ChildJvm#javas")
-    void anInvalidConfigurationStopsTheJvmFromStarting(Path java, @TempDir Path dir) throws Exception {
-        Path config = Files.writeString(dir.resolve("fencing.properties"),
+    void anInvalidConfigurationStopsTheJvmFromStartingWithOneLine(Path java, @TempDir Path dir) throws Exception {
+        Path misspelt = Files.writeString(dir.resolve("fencing.properties"),
                 "fencing.tables=orders\nfencing.agent.include-url=jdbc:postgresql:*\n");
-        try (ChildJvm jvm = ChildJvm.start(java, List.of(ChildJvm.javaagent(config)), ChildJvm.classPath(true),
-                WritesSample.class, Postgres.URL, "orders")) {
-            jvm.awaitLine("Caused by: java.lang.IllegalArgumentException: unknown fencing agent configuration key "
-                    + "'fencing.agent.include-url'", TIMEOUT);
-            assertThat(jvm.output()).doesNotContain("FENCE loader");
+        assertRefusedAtStart(java, ChildJvm.javaagent(misspelt), "unknown fencing agent configuration key "
+                + "'fencing.agent.include-url'; known keys: fencing.tables,");
+        assertRefusedAtStart(java, ChildJvm.javaagent(dir.resolve("missing.properties")), "cannot read");
+        assertRefusedAtStart(java, ChildJvm.javaagent(null) + "=tables=orders", "invalid fencing agent argument");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.fencing.agent.ChildJvm#javas")
+    void aBareJavaagentFencesNothingSoTheJvmDoesNotStart(Path java) throws Exception {
+        assertRefusedAtStart(java, ChildJvm.javaagent(null), "no fenced table configured, so the agent would fence "
+                + "nothing; set fencing.tables in the configuration");
+    }
+
+    /** The JVM exits with status 1 before main, printing exactly one line: the refusal. */
+    private static void assertRefusedAtStart(Path java, String javaagent, String message) throws Exception {
+        try (ChildJvm jvm = ChildJvm.start(java, List.of(javaagent), ChildJvm.classPath(true), WritesSample.class,
+                Postgres.URL, "orders")) {
+            assertThat(jvm.awaitExit(TIMEOUT)).as(jvm.output()).isEqualTo(1);
+            assertThat(jvm.output().lines()).as(jvm.output()).singleElement(as(STRING))
+                    .startsWith("fencing agent: not started: " + message);
         }
     }
 

@@ -69,7 +69,7 @@ final class Explain {
     }
 
     static void printUsage(PrintStream out) {
-        out.println("usage: java -jar fencing-driver.jar explain [--dialect postgresql|h2|mariadb|generic] [OPTIONS] SQL");
+        out.println("usage: java -jar " + Main.JAR + " explain [--dialect postgresql|h2|mariadb|generic] [OPTIONS] SQL");
         out.println("options (each a fencing.* configuration key without its prefix):");
         for (ConfigKey key : ConfigKey.values()) {
             String flag = "--" + key.key().substring(ConfigKey.PREFIX.length());

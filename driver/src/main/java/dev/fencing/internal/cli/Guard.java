@@ -26,8 +26,15 @@ import java.util.Properties;
  */
 final class Guard {
 
-    static final String USAGE = "usage: java -jar fencing-driver-cli.jar guard --jdbc URL [--config FILE]"
+    static final String USAGE = "usage: java -jar " + Main.JAR + " guard --jdbc URL [--config FILE]"
             + " print|install|verify|remove";
+    private static final String ACTIONS = """
+              print    the statements that install or update the guard, for review or a migration tool (';;' ends each)
+              install  installs or updates the guard on every fenced table, then verifies it
+              verify   exits 1 naming each fenced table whose guard is missing or outdated
+              remove   drops the guard
+            the configuration (fencing.tables ..) is --config FILE, else fencing.config, FENCING_CONFIG or
+            fencing.properties on the class path""";
 
     private Guard() {
     }
@@ -37,6 +44,11 @@ final class Guard {
         Path file = null;
         String action = null;
         for (int i = 0; i < args.length; i++) {
+            if (Main.isHelp(args[i])) {
+                out.println(USAGE);
+                out.println(ACTIONS);
+                return 0;
+            }
             switch (args[i]) {
                 case "--jdbc" -> {
                     if (i + 1 >= args.length) {

@@ -4,16 +4,38 @@ import dev.fencing.FencingConfig;
 import dev.fencing.internal.config.ConfigKey;
 import dev.fencing.internal.sql.Dialect;
 
+import java.io.PrintStream;
+import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Properties;
 
-/** {@code java -jar fencing-driver.jar explain|demo|guard ...}. */
+/** {@code java -jar fencing-driver-<version>-cli.jar explain|demo|guard ...}; {@code --help} after a command explains it. */
 public final class Main {
+
+    /** What every usage line calls this jar: the file actually run, so that a line can be pasted back. */
+    static final String JAR = jarName();
 
     private Main() {
     }
+
+    private static String jarName() {
+        try {
+            Path location = Path.of(Main.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            String name = location.getFileName().toString();
+            return name.endsWith(".jar") ? name : "fencing-driver-cli.jar";
+        } catch (URISyntaxException | RuntimeException e) {
+            return "fencing-driver-cli.jar";
+        }
+    }
+
+    /** {@code --help}, {@code -h} or {@code help}: the usage goes to standard output and the command succeeds. */
+    static boolean isHelp(String argument) {
+        return argument.equals("--help") || argument.equals("-h") || argument.equals("help");
+    }
+
+    private static final String DEMO_USAGE = "usage: java -jar " + JAR + " demo [--jdbc URL] [--redis URI]";
 
     public static void main(String[] args) throws Exception {
         int status = run(args);
@@ -23,11 +45,13 @@ public final class Main {
     }
 
     static int run(String[] args) throws Exception {
-        if (args.length == 0) {
-            System.err.println("usage: java -jar fencing-driver-cli.jar explain|demo|guard [options]");
-            System.err.println(Guard.USAGE);
-            Explain.printUsage(System.err);
-            return 2;
+        if (args.length == 0 || isHelp(args[0])) {
+            PrintStream out = args.length == 0 ? System.err : System.out;
+            out.println("usage: java -jar " + JAR + " explain|demo|guard [options]; --help after a command explains it");
+            out.println(Guard.USAGE);
+            out.println(DEMO_USAGE);
+            Explain.printUsage(out);
+            return args.length == 0 ? 2 : 0;
         }
         String command = args[0];
         String[] rest = Arrays.copyOfRange(args, 1, args.length);
@@ -46,6 +70,10 @@ public final class Main {
         String jdbcUrl = "jdbc:h2:mem:fencing-demo;DB_CLOSE_DELAY=-1";
         String redisUri = null;
         for (int i = 0; i < args.length; i++) {
+            if (isHelp(args[i])) {
+                System.out.println(DEMO_USAGE);
+                return 0;
+            }
             switch (args[i]) {
                 case "--jdbc" -> {
                     if (i + 1 >= args.length) {
@@ -70,11 +98,15 @@ public final class Main {
 
     private static int demoUsage(String problem) {
         System.err.println(problem);
-        System.err.println("usage: java -jar fencing-driver-cli.jar demo [--jdbc URL] [--redis URI]");
+        System.err.println(DEMO_USAGE);
         return 2;
     }
 
     private static int explain(String[] args) {
+        if (args.length > 0 && isHelp(args[0])) {
+            Explain.printUsage(System.out);
+            return 0;
+        }
         Properties properties = new Properties();
         Path file = null;
         Dialect dialect = Dialect.POSTGRESQL;

@@ -8,7 +8,7 @@ import java.util.concurrent.CompletionStage;
  * The place a fenced lock lives in (Redis, a database table, etcd, ZooKeeper): the few atomic
  * operations that differ between stores. Everything around them (leases and their state,
  * ownership tokens, waiting with wake-ups, renewal schedules, timeouts, lost leases) is the
- * lease machinery's, shared by every store: give a store to {@link StoreLocks#builder} and it
+ * lease machinery's, shared by every store: give a store to {@link dev.fencing.lock.StoreLocks#builder} and it
  * becomes a {@link dev.fencing.lock.FencedLocks}.
  *
  * <h2>What each operation must guarantee</h2>

@@ -20,7 +20,7 @@ import java.util.function.BooleanSupplier;
  * (SIGKILL), paused (SIGSTOP), resumed and started again on the same ports and data directory.
  *
  * <p>No process outlives the JVM that started it: a shutdown hook kills the live ones, and a
- * watchdog shell per {@link #reapOnExit(Path) root directory} kills them from their pid files
+ * watchdog shell per root directory ({@code reapOnExit}) kills them from their pid files
  * when the JVM is killed and cannot run hooks.
  */
 public final class ServerProcess {
