@@ -1,6 +1,7 @@
 package dev.fencing.internal.jdbc;
 
 import dev.fencing.internal.sql.Dialect;
+import dev.fencing.internal.sql.StatementHead;
 
 /**
  * What a statement text does to the transaction it is sent in, read from its leading words.
@@ -39,13 +40,6 @@ final class TransactionText {
         MAY_END
     }
 
-    /** First words after which a single statement cannot end the transaction. */
-    private static final String[] LEAVES_TRANSACTION_ALONE = {"SELECT", "INSERT", "UPDATE", "DELETE", "WITH",
-            "VALUES", "TABLE", "SHOW", "EXPLAIN", "MERGE", "REPLACE", "DESCRIBE", "DESC"};
-    /** First words of DDL that MariaDB and H2 commit implicitly. */
-    private static final String[] IMPLICITLY_COMMITTING = {"CREATE", "ALTER", "DROP", "RENAME", "TRUNCATE",
-            "GRANT", "REVOKE", "COMMENT", "ANALYZE", "OPTIMIZE", "REPAIR"};
-
     private TransactionText() {
     }
 
@@ -72,7 +66,7 @@ final class TransactionText {
             // not a word ({call ..}, a parameter, a stray quote): it may be anything
             return Effect.MAY_END;
         }
-        if (isAny(sql, start, end, LEAVES_TRANSACTION_ALONE)) {
+        if (StatementHead.leavesTransactionAlone(sql, start, end)) {
             return Effect.NONE;
         }
         int next = skip(sql, end, dialect);
@@ -125,7 +119,7 @@ final class TransactionText {
             // PostgreSQL has no server-side autocommit; MariaDB's and H2's SET AUTOCOMMIT may commit
             return dialect == Dialect.POSTGRESQL || !mentionsAutocommit(sql) ? Effect.NONE : Effect.MAY_END;
         }
-        if (isAny(sql, start, end, IMPLICITLY_COMMITTING)) {
+        if (StatementHead.implicitlyCommits(sql, start, end)) {
             if (dialect == Dialect.POSTGRESQL) {
                 return Effect.NONE;   // transactional DDL
             }
@@ -183,15 +177,6 @@ final class TransactionText {
 
     private static boolean is(String sql, int start, int end, String word) {
         return end - start == word.length() && sql.regionMatches(true, start, word, 0, word.length());
-    }
-
-    private static boolean isAny(String sql, int start, int end, String[] words) {
-        for (String word : words) {
-            if (is(sql, start, end, word)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** The end of the word (ASCII letters and '_') at {@code start}. */

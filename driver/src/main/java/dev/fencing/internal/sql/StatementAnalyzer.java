@@ -31,33 +31,21 @@ public final class StatementAnalyzer {
 
     private static final String[] ROUTINE_KINDS = {"FUNCTION", "PROCEDURE", "TRIGGER", "RULE", "VIEW", "EVENT",
             "ALIAS", "PACKAGE", "AGGREGATE"};
-    /** Words that start a MariaDB compound statement (outside a stored program). */
-    private static final String[] COMPOUND_HEADS = {"IF", "CASE", "LOOP", "WHILE", "REPEAT", "FOR", "DECLARE"};
-    private static final String[] BEGIN = {"BEGIN"};
-    /** Statements after which the metadata's facts (keys, cascades) are read again. */
-    private static final String[] SCHEMA_HEADS = {"CREATE", "ALTER", "DROP", "RENAME"};
-    private static final String[] TEMPORARY = {"TEMP", "TEMPORARY"};
-    private static final String[] TRANSACTION_CONTROL = {"ROLLBACK", "COMMIT", "END", "ABORT", "SAVEPOINT", "RELEASE"};
-    private static final String[] DYNAMIC_HEADS = {"CALL", "EXEC", "EXECUTE", "DO", "PREPARE", "RUNSCRIPT"};
     /**
      * PostgreSQL's server-side functions that change or remove an existing large object, and the
      * catalog tables that hold large objects.
      */
     private static final Set<String> LARGE_OBJECT_WRITES = Set.of("lo_put", "lowrite", "lo_truncate", "lo_truncate64",
             "lo_unlink", "pg_largeobject", "pg_largeobject_metadata");
-    /**
-     * The statement kinds that cannot end the transaction they run in. With epoch tables, any
-     * other text (transaction control, DDL that MariaDB and H2 commit implicitly, {@code SET
-     * autocommit}, {@code LOCK TABLES}, procedure calls ..) is reported as ending it, so that the
-     * connection checks the guard again instead of trusting a check the database has let go of.
-     */
-    private static final String[] CANNOT_END_TRANSACTION = {"SELECT", "INSERT", "UPDATE", "DELETE", "MERGE", "WITH",
-            "VALUES", "TABLE", "SHOW", "EXPLAIN"};
+    private static final String[] COMPOUND_HEADS = StatementHead.COMPOUND;
+    private static final String[] SCHEMA_HEADS = StatementHead.SCHEMA_CHANGES;
+    private static final String[] TEMPORARY = StatementHead.TEMPORARY;
 
     private final FencingConfig config;
     private final FencedTableSet fencedTables;
     private final Dialect dialect;
     private final FencedNameFilter filter;
+    private final PreFilter preFilter;
     private final PlanCache cache;
     /** Plans by shape: texts that differ only in their literals share one analysis. */
     private final ShapeCache shapes;
@@ -102,6 +90,7 @@ public final class StatementAnalyzer {
         this.fencedTables = FencedTableSet.of(config);
         this.dialect = dialect;
         this.filter = new FencedNameFilter(fencedTables.names());
+        this.preFilter = new PreFilter(dialect, config.hasEpochTables());
         this.cache = new PlanCache(config.planCacheSize());
         this.shapes = new ShapeCache(config.planCacheSize());
         this.parser = new SqlParser(dialect, config.parseTimeoutMillis());
@@ -137,14 +126,8 @@ public final class StatementAnalyzer {
         if (cached != null) {
             return cached;
         }
-        int head = headMask(sql);
-        if (!mentionsWatchedTable(sql) && !mayRunDynamicSql(sql, head) && (head & HEAD_TRUNCATE) == 0
-                && !(epochTables && (head & HEAD_CANNOT_END_TRANSACTION) == 0)
-                && !(dialect == Dialect.POSTGRESQL && mayWriteLargeObject(sql))) {
-            return (head & HEAD_SCHEMA) != 0 && !isTemporaryTableChange(sql)
-                    ? FencePlan.passThrough(sql).withSchemaChange() : FencePlan.passThrough(sql);
-        }
-        return cache.get(sql, this::analyze);
+        FencePlan unanalysed = preFilter.plan(sql, mentionsWatchedTable(sql));
+        return unanalysed != null ? unanalysed : cache.get(sql, this::analyze);
     }
 
     /**
@@ -165,7 +148,7 @@ public final class StatementAnalyzer {
     }
 
     private void learnSchemaIfChanged(String sql, Connection connection) throws SQLException {
-        if (schemaKnown || sql == null || startsWithAny(sql, TRANSACTION_CONTROL)) {
+        if (schemaKnown || sql == null || StatementHead.startsWithAny(sql, StatementHead.TRANSACTION_CONTROL)) {
             return;
         }
         java.lang.ref.WeakReference<Connection> changedOn = schemaChangedOn;
@@ -217,127 +200,6 @@ public final class StatementAnalyzer {
     /** How many analysed texts are cached now. */
     public int cachedPlans() {
         return cache.size();
-    }
-
-    /**
-     * Cheap test for a text that needs a closer look although it names no fenced table: it may
-     * start a procedure call or dynamic SQL, or holds several statements. Only a text that starts
-     * with a plain ASCII word other than a procedure keyword, and has no comment, semicolon or
-     * JDBC escape anywhere, is cleared here; everything else is lexed with the dialect's rules.
-     */
-    private static boolean mayRunDynamicSql(String sql, int head) {
-        int n = sql.length();
-        int i = 0;
-        while (i < n && (sql.charAt(i) == ' ' || sql.charAt(i) == '\t' || sql.charAt(i) == '\n')) {
-            i++;
-        }
-        if (i == n) {
-            return false;
-        }
-        char first = sql.charAt(i);
-        if (!((first >= 'a' && first <= 'z') || (first >= 'A' && first <= 'Z') || first == '(')) {
-            return true;
-        }
-        for (int j = i; j < n; j++) {
-            char c = sql.charAt(j);
-            if (c == ';' || c == '{' || c == '#' || (c == '-' && j + 1 < n && sql.charAt(j + 1) == '-')
-                    || (c == '/' && j + 1 < n && (sql.charAt(j + 1) == '*' || sql.charAt(j + 1) == '/'))
-                    // SQL-level EXECUTE hides in wrappers (EXPLAIN ANALYZE EXECUTE, CREATE TABLE .. AS EXECUTE)
-                    || ((c | 0x20) == 'e' && j + 6 < n && (sql.charAt(j + 1) | 0x20) == 'x'
-                    && sql.regionMatches(true, j, "execute", 0, 7))) {
-                return true;
-            }
-        }
-        return (head & HEAD_DYNAMIC) != 0;
-    }
-
-    private static final int HEAD_DYNAMIC = 1;
-    private static final int HEAD_TRUNCATE = 2;
-    private static final int HEAD_SCHEMA = 4;
-    private static final int HEAD_CANNOT_END_TRANSACTION = 8;
-    private static final String[] HEAD_WORDS;
-    private static final int[] HEAD_MASKS;
-
-    static {
-        java.util.Map<String, Integer> masks = new java.util.LinkedHashMap<>();
-        for (String[] words : new String[][] {DYNAMIC_HEADS, COMPOUND_HEADS, BEGIN}) {
-            for (String word : words) {
-                masks.merge(word, HEAD_DYNAMIC, (a, b) -> a | b);
-            }
-        }
-        masks.merge("TRUNCATE", HEAD_TRUNCATE, (a, b) -> a | b);
-        for (String word : SCHEMA_HEADS) {
-            masks.merge(word, HEAD_SCHEMA, (a, b) -> a | b);
-        }
-        for (String word : CANNOT_END_TRANSACTION) {
-            masks.merge(word, HEAD_CANNOT_END_TRANSACTION, (a, b) -> a | b);
-        }
-        HEAD_WORDS = masks.keySet().toArray(new String[0]);
-        HEAD_MASKS = masks.values().stream().mapToInt(Integer::intValue).toArray();
-    }
-
-    /**
-     * What the text's first word (after ASCII white space) is, as {@code HEAD_*} bits: one pass over
-     * the word and a length-and-letter match against the few words the pre-filter cares about.
-     */
-    private static int headMask(String sql) {
-        int n = sql.length();
-        int i = 0;
-        while (i < n && (sql.charAt(i) == ' ' || sql.charAt(i) == '\t' || sql.charAt(i) == '\n')) {
-            i++;
-        }
-        int end = i;
-        while (end < n && (Character.isLetterOrDigit(sql.charAt(end)) || sql.charAt(end) == '_')) {
-            end++;
-        }
-        int length = end - i;
-        if (length == 0) {
-            return 0;
-        }
-        char first = Character.toUpperCase(sql.charAt(i));
-        int mask = 0;
-        for (int k = 0; k < HEAD_WORDS.length; k++) {
-            String word = HEAD_WORDS[k];
-            if (word.length() == length && word.charAt(0) == first && sql.regionMatches(true, i, word, 0, length)) {
-                mask |= HEAD_MASKS[k];
-            }
-        }
-        return mask;
-    }
-
-    /**
-     * {@code CREATE [GLOBAL|LOCAL] TEMP[ORARY] ..} and {@code DROP TEMPORARY ..}: a temporary table
-     * can be referenced by no permanent table, so its DDL changes no fact about the fenced tables
-     * (and applications that make one per request do not pay a metadata read each time).
-     */
-    private static boolean isTemporaryTableChange(String sql) {
-        String[] words = sql.strip().split("\\s+", 4);
-        if (words.length < 3) {
-            return false;
-        }
-        String second = words[1].toUpperCase(Locale.ROOT);
-        if (second.equals("GLOBAL") || second.equals("LOCAL")) {
-            second = words[2].toUpperCase(Locale.ROOT);
-        }
-        return (words[0].equalsIgnoreCase("CREATE") || words[0].equalsIgnoreCase("DROP"))
-                && (second.equals("TEMP") || second.equals("TEMPORARY"));
-    }
-
-    /** True when the first word (after ASCII white space) is one of {@code words}. */
-    private static boolean startsWithAny(String sql, String[] words) {
-        int n = sql.length();
-        int i = 0;
-        while (i < n && (sql.charAt(i) == ' ' || sql.charAt(i) == '\t' || sql.charAt(i) == '\n')) {
-            i++;
-        }
-        for (String word : words) {
-            int end = i + word.length();
-            if (sql.regionMatches(true, i, word, 0, word.length())
-                    && (end == n || !Character.isLetterOrDigit(sql.charAt(end)) && sql.charAt(end) != '_')) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** How many texts this analyzer has analysed (each a plan-cache miss) so far. */
@@ -403,7 +265,7 @@ public final class StatementAnalyzer {
         try {
             Analysis analysis = new Analysis(sql, lexed);
             FencePlan plan = guardScopeChecked(sql, analysis.run(), analysis.tokens, analysis.facts);
-            boolean changesSchema = analysis.changesSchema || ((headMask(sql) & HEAD_SCHEMA) != 0 && !isTemporaryTableChange(sql));
+            boolean changesSchema = analysis.changesSchema || PreFilter.changesSchema(sql);
             return changesSchema ? plan.withSchemaChange() : plan;
         } catch (RuntimeException | StackOverflowError e) {
             LOG.log(System.Logger.Level.ERROR, "fencing-jdbc failed to analyse a statement; it is refused", e);
@@ -467,7 +329,7 @@ public final class StatementAnalyzer {
         boolean guardChecked;
         /** JSqlParser's parse of the whole text, when the text is one statement; else null. */
         SqlParser.Parsed wholeTextParse;
-        /** False when no token can name a large-object write: not PostgreSQL, or {@link #mayWriteLargeObject} says no. */
+        /** False when no token can name a large-object write: not PostgreSQL, or {@link PreFilter#mayWriteLargeObject} says no. */
         final boolean mayCallLargeObjectWrite;
 
         private boolean hasSemicolon() {
@@ -491,7 +353,7 @@ public final class StatementAnalyzer {
         Analysis(String sql, SqlTokens lexed) {
             this.sql = sql;
             this.tokens = lexed;
-            this.mayCallLargeObjectWrite = dialect == Dialect.POSTGRESQL && mayWriteLargeObject(sql);
+            this.mayCallLargeObjectWrite = dialect == Dialect.POSTGRESQL && PreFilter.mayWriteLargeObject(sql);
         }
 
         /**
@@ -731,7 +593,7 @@ public final class StatementAnalyzer {
          */
         String statement(int from, int to, int rawFrom, int rawTo) {
             String raw = sql.substring(rawFrom, rawTo);
-            if (epochTables && !(tokens.kind(from) == SqlTokens.OPEN || isAnyWord(from, CANNOT_END_TRANSACTION))) {
+            if (epochTables && !(tokens.kind(from) == SqlTokens.OPEN || StatementHead.leavesTransactionAlone(tokens, from))) {
                 controlsTransaction = true;
             }
             // Decided on the raw text, comments and strings included: where this lexer and the
@@ -1384,7 +1246,7 @@ public final class StatementAnalyzer {
         }
 
         private boolean isDynamic(int head) {
-            return isDynamicHead(tokens, head);
+            return StatementHead.isDynamic(tokens, head);
         }
 
         /**
@@ -1449,19 +1311,6 @@ public final class StatementAnalyzer {
         }
     }
 
-    /** True when token {@code head}, the first of a statement, makes it a procedure call or dynamic SQL. */
-    static boolean isDynamicHead(SqlTokens tokens, int head) {
-        if (tokens.kind(head) == SqlTokens.JDBC_ESCAPE_OPEN) {
-            return true;
-        }
-        for (String word : DYNAMIC_HEADS) {
-            if (tokens.isWord(head, word)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     /** True when a write keyword appears anywhere in the text (a parse failure hides where). */
     private static boolean mentionsWriteKeyword(String raw) {
         String upper = raw.toUpperCase(Locale.ROOT);
@@ -1487,23 +1336,5 @@ public final class StatementAnalyzer {
 
     private static String abbreviate(String sql) {
         return sql.length() <= 200 ? sql : sql.substring(0, 200) + "...";
-    }
-
-    /**
-     * False when no token of {@code sql} can name a large-object write: it never spells "lo_",
-     * "lowrite", "largeobject" or {@code U&"} (any case). One pass, as it runs on texts the
-     * pre-filter would otherwise pass.
-     */
-    private static boolean mayWriteLargeObject(String sql) {
-        for (int i = 0, last = sql.length() - 3; i <= last; i++) {
-            char c = (char) (sql.charAt(i) | 0x20);
-            if ((c == 'l' && (sql.charAt(i + 1) | 0x20) == 'o'
-                    && (sql.charAt(i + 2) == '_' || sql.regionMatches(true, i + 2, "write", 0, 5)))
-                    || (c == 'l' && sql.regionMatches(true, i, "largeobject", 0, 11))
-                    || (c == 'u' && sql.charAt(i + 1) == '&' && sql.charAt(i + 2) == '"')) {
-                return true;
-            }
-        }
-        return false;
     }
 }
