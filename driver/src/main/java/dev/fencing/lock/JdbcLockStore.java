@@ -1,5 +1,7 @@
 package dev.fencing.lock;
 
+import dev.fencing.internal.sql.Dialect;
+
 import dev.fencing.lock.spi.Attempt;
 import dev.fencing.lock.spi.LockStore;
 import dev.fencing.lock.spi.LockStoreException;
@@ -34,7 +36,7 @@ final class JdbcLockStore implements LockStore {
 
     private final JdbcConnections connections;
     private final String table;
-    private volatile SqlDialect dialect;
+    private volatile Dialect dialect;
     private volatile String productName;
 
     /**
@@ -76,10 +78,10 @@ final class JdbcLockStore implements LockStore {
     }
 
     /** Takes an existing free or expired row; returns its new fence, or 0 when none was taken. */
-    private long claim(Connection connection, SqlDialect sql, String resource, String owner, long ttlMillis,
+    private long claim(Connection connection, Dialect sql, String resource, String owner, long ttlMillis,
             long timeoutMillis) throws SQLException {
-        String text = sql.limited(sql.claim(table), timeoutMillis);
-        if (sql.reportsFenceAsGeneratedKey()) {
+        String text = sql.lockLimited(sql.lockClaim(table), timeoutMillis);
+        if (sql.lockClaimReportsGeneratedKey()) {
             try (PreparedStatement claim = connection.prepareStatement(text, Statement.RETURN_GENERATED_KEYS)) {
                 bindClaim(claim, resource, owner, ttlMillis);
                 if (updateCount(claim, sql) != 1) {
@@ -111,9 +113,9 @@ final class JdbcLockStore implements LockStore {
     }
 
     /** The holder's remaining TTL in milliseconds (0 when past), or null when the lock has no row yet. */
-    private Long remainingTtl(Connection connection, SqlDialect sql, String resource, long timeoutMillis)
+    private Long remainingTtl(Connection connection, Dialect sql, String resource, long timeoutMillis)
             throws SQLException {
-        try (PreparedStatement read = connection.prepareStatement(sql.remainingTtl(table))) {
+        try (PreparedStatement read = connection.prepareStatement(sql.lockRemainingTtl(table))) {
             read.setString(1, resource);
             try (ResultSet row = read.executeQuery()) {
                 return row.next() ? Math.max(0, row.getLong(1)) : null;
@@ -122,13 +124,13 @@ final class JdbcLockStore implements LockStore {
     }
 
     /** Creates the row of a lock never taken before; false when another acquirer created it first. */
-    private boolean insertFirst(Connection connection, SqlDialect sql, String resource, String owner, long ttlMillis,
+    private boolean insertFirst(Connection connection, Dialect sql, String resource, String owner, long ttlMillis,
             long timeoutMillis) throws SQLException {
-        try (PreparedStatement insert = connection.prepareStatement(sql.limited(sql.insertIfAbsent(table), timeoutMillis))) {
+        try (PreparedStatement insert = connection.prepareStatement(sql.lockLimited(sql.lockInsertIfAbsent(table), timeoutMillis))) {
             insert.setString(1, resource);
             insert.setString(2, owner);
             insert.setLong(3, ttlMillis);
-            if (sql.insertRepeatsName()) {
+            if (sql.lockInsertRepeatsName()) {
                 insert.setString(4, resource);
             }
             return updateCount(insert, sql) == 1;
@@ -144,7 +146,7 @@ final class JdbcLockStore implements LockStore {
     public boolean release(Tenure tenure, Duration timeout) {
         try {
             return run(timeout, (connection, sql, millis) -> {
-                try (PreparedStatement release = connection.prepareStatement(sql.limited(sql.release(table), millis))) {
+                try (PreparedStatement release = connection.prepareStatement(sql.lockLimited(sql.lockRelease(table), millis))) {
                     release.setString(1, tenure.resource());
                     release.setString(2, tenure.owner());
                     release.setLong(3, tenure.fence());
@@ -160,7 +162,7 @@ final class JdbcLockStore implements LockStore {
     public boolean extend(Tenure tenure, Duration timeout) {
         try {
             return run(timeout, (connection, sql, millis) -> {
-                try (PreparedStatement extend = connection.prepareStatement(sql.limited(sql.extend(table), millis))) {
+                try (PreparedStatement extend = connection.prepareStatement(sql.lockLimited(sql.lockExtend(table), millis))) {
                     extend.setLong(1, tenure.ttlMillis());
                     extend.setString(2, tenure.resource());
                     extend.setString(3, tenure.owner());
@@ -173,19 +175,19 @@ final class JdbcLockStore implements LockStore {
         }
     }
 
-    /** Runs a statement that {@link SqlDialect#limited} may have prefixed; returns the caller's update count. */
-    private static int updateCount(PreparedStatement statement, SqlDialect sql) throws SQLException {
+    /** Runs a statement that {@link Dialect#lockLimited} may have prefixed; returns the caller's update count. */
+    private static int updateCount(PreparedStatement statement, Dialect sql) throws SQLException {
         statement.execute();
-        if (sql.leadingStatement()) {
+        if (sql.lockLimitLeadsWithAStatement()) {
             statement.getMoreResults();
         }
         return statement.getUpdateCount();
     }
 
-    /** Runs a query that {@link SqlDialect#limited} may have prefixed; returns the caller's rows. */
-    private static ResultSet resultSet(PreparedStatement statement, SqlDialect sql) throws SQLException {
+    /** Runs a query that {@link Dialect#lockLimited} may have prefixed; returns the caller's rows. */
+    private static ResultSet resultSet(PreparedStatement statement, Dialect sql) throws SQLException {
         statement.execute();
-        if (sql.leadingStatement()) {
+        if (sql.lockLimitLeadsWithAStatement()) {
             statement.getMoreResults();
         }
         ResultSet rows = statement.getResultSet();
@@ -199,14 +201,14 @@ final class JdbcLockStore implements LockStore {
     void createTable() throws SQLException {
         run(Duration.ofMinutes(1), (connection, sql, millis) -> {
             try (Statement ddl = connection.createStatement()) {
-                return ddl.execute(sql.createTable(table));
+                return ddl.execute(sql.lockTableDdl(table));
             }
         });
     }
 
     /** Work on one borrowed connection, with the operation's timeout in milliseconds. */
     private interface ConnectionWork<T> {
-        T run(Connection connection, SqlDialect sql, long timeoutMillis) throws SQLException;
+        T run(Connection connection, Dialect sql, long timeoutMillis) throws SQLException;
     }
 
     private <T> T run(Duration timeout, ConnectionWork<T> work) throws SQLException {
@@ -245,19 +247,19 @@ final class JdbcLockStore implements LockStore {
         connections.close();
     }
 
-    private SqlDialect dialect(Connection connection) throws SQLException {
-        SqlDialect known = dialect;
+    private Dialect dialect(Connection connection) throws SQLException {
+        Dialect known = dialect;
         if (known != null) {
             return known;
         }
         DatabaseMetaData metaData = connection.getMetaData();
         String product = metaData.getDatabaseProductName();
-        SqlDialect detected = SqlDialect.forProductName(product);
-        if (detected == null) {
+        Dialect detected = Dialect.fromProductName(product);
+        if (!detected.supportsLocks()) {
             throw new SQLException("JdbcFencedLocks supports PostgreSQL, MariaDB, MySQL and H2, not " + product);
         }
         productName = product;
-        if (detected == SqlDialect.MARIADB) {
+        if (detected == Dialect.MARIADB) {
             warnUnlessDurable(connection);
         }
         dialect = detected;

@@ -17,6 +17,9 @@ import java.util.Set;
 /** The guard's DDL and its verification on one kind of database. */
 interface DialectGuard {
 
+    /** The session fence of {@code database}, the driver's connection: how this database hands the triggers the fence. */
+    SessionFence sessionFence(Connection database);
+
     /**
      * The real tables to guard: each configured table in the schemas the application uses
      * ({@link #scope}), or in the schema its qualified name gives, with its children.

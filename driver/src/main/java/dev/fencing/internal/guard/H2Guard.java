@@ -19,6 +19,13 @@ import java.util.Set;
  */
 final class H2Guard implements DialectGuard {
 
+    @Override
+    public SessionFence sessionFence(java.sql.Connection database) {
+        return new SessionFence.SessionVariables(database,
+                "SELECT SET(@FENCING_FENCE, ?), SET(@FENCING_LOCK, ?), SET(@FENCING_MIGRATION, NULL)",
+                "SELECT SET(@FENCING_FENCE, NULL), SET(@FENCING_LOCK, NULL), SET(@FENCING_MIGRATION, NULL)");
+    }
+
     static final String PREFIX = "FENCING_GUARD_";
 
     private static final String TABLES = "SELECT TABLE_SCHEMA, TABLE_NAME"

@@ -33,6 +33,13 @@ import java.util.Set;
  */
 final class MariaDbGuard implements DialectGuard {
 
+    @Override
+    public SessionFence sessionFence(java.sql.Connection database) {
+        return new SessionFence.SessionVariables(database,
+                "SET @fencing_fence = ?, @fencing_lock = ?, @fencing_migration = NULL",
+                "SET @fencing_fence = NULL, @fencing_lock = NULL, @fencing_migration = NULL");
+    }
+
     private static final int MAX_DEPTH = 8;
 
     /** One foreign key: {@code child(childColumns)} references {@code parent(parentColumns)}. */

@@ -39,6 +39,11 @@ import java.util.Set;
  */
 final class PostgresGuard implements DialectGuard {
 
+    @Override
+    public SessionFence sessionFence(java.sql.Connection database) {
+        return new SessionFence.TransactionLocal(database);
+    }
+
     private static final System.Logger LOG = System.getLogger(Guards.class.getName());
 
     static final String ROW_FUNCTION = "fencing_guard_row";

@@ -38,15 +38,7 @@ public abstract sealed class SessionFence permits SessionFence.TransactionLocal,
 
     /** The session fence of {@code database} (the driver's connection); nothing is sent until asked. */
     public static SessionFence of(Connection database, Dialect dialect) throws FencingException {
-        Guards.of(dialect);
-        return switch (dialect) {
-            case POSTGRESQL -> new TransactionLocal(database);
-            case MARIADB -> new SessionVariables(database, "SET @fencing_fence = ?, @fencing_lock = ?, @fencing_migration = NULL",
-                    "SET @fencing_fence = NULL, @fencing_lock = NULL, @fencing_migration = NULL");
-            default -> new SessionVariables(database,
-                    "SELECT SET(@FENCING_FENCE, ?), SET(@FENCING_LOCK, ?), SET(@FENCING_MIGRATION, NULL)",
-                    "SELECT SET(@FENCING_FENCE, NULL), SET(@FENCING_LOCK, NULL), SET(@FENCING_MIGRATION, NULL)");
-        };
+        return Guards.of(dialect).sessionFence(database);
     }
 
     /** True when {@link #set} values end with the transaction they were set in (PostgreSQL). */

@@ -34,8 +34,7 @@ public final class EpochSql {
         this.table = table;
         this.raise = "UPDATE " + table + " SET fence = ? WHERE lock_name = ? AND fence <= ?";
         this.insertIfAbsent = insertIfAbsent;
-        this.read = "SELECT fence FROM " + table + " WHERE lock_name = ?"
-                + (dialect == Dialect.MARIADB ? " FOR UPDATE" : "");
+        this.read = "SELECT fence FROM " + table + " WHERE lock_name = ?" + (dialect.epochReadLocks() ? " FOR UPDATE" : "");
     }
 
     /**
@@ -44,40 +43,26 @@ public final class EpochSql {
      * @throws FencingException for a database other than PostgreSQL, MariaDB/MySQL or H2
      */
     static EpochSql of(Dialect dialect, String table) throws FencingException {
-        return switch (dialect) {
-            // ON CONFLICT DO NOTHING: a row that exists is not an error, so the transaction goes on
-            case POSTGRESQL -> new EpochSql(dialect, table,
-                    "INSERT INTO " + table + " (lock_name, fence) VALUES (?, ?) ON CONFLICT (lock_name) DO NOTHING");
-            // INSERT IGNORE turns the duplicate key into a warning; the lock name's length is
-            // checked before (IGNORE would also truncate a long one)
-            case MARIADB -> new EpochSql(dialect, table,
-                    "INSERT IGNORE INTO " + table + " (lock_name, fence) VALUES (?, ?)");
-            // H2 rolls back only the failed statement on a duplicate key, never the transaction;
-            // MERGE .. WHEN NOT MATCHED avoids the error in all but a concurrent insert
-            case H2 -> new EpochSql(dialect, table,
-                    "MERGE INTO " + table + " g USING (VALUES (CAST(? AS VARCHAR(255)), CAST(? AS BIGINT)))"
-                            + " AS v (lock_name, fence) ON g.lock_name = v.lock_name"
-                            + " WHEN NOT MATCHED THEN INSERT (lock_name, fence) VALUES (v.lock_name, v.fence)");
-            case GENERIC -> throw new FencingException("epoch mode needs PostgreSQL, MariaDB/MySQL or H2: the guard"
-                    + " table " + table + " cannot be claimed and checked on this database without an error"
-                    + " inside the application's transaction; use fencing.mode=row for its tables");
-        };
+        String insertIfAbsent = dialect.epochInsertIfAbsent(table);
+        if (insertIfAbsent == null) {
+            throw unsupported(table);
+        }
+        return new EpochSql(dialect, table, insertIfAbsent);
+    }
+
+    private static FencingException unsupported(String table) {
+        return new FencingException("epoch mode needs PostgreSQL, MariaDB/MySQL or H2: the guard"
+                + " table " + table + " cannot be claimed and checked on this database without an error"
+                + " inside the application's transaction; use fencing.mode=row for its tables");
     }
 
     /** The DDL of the guard table (idempotent: {@code IF NOT EXISTS}). */
     static String createTable(Dialect dialect, String table) throws FencingException {
-        return switch (dialect) {
-            case POSTGRESQL, H2 -> "CREATE TABLE IF NOT EXISTS " + table
-                    + " (lock_name VARCHAR(255) PRIMARY KEY, fence BIGINT NOT NULL)";
-            // binary collation: lock names compare exactly, as in the other databases
-            case MARIADB -> "CREATE TABLE IF NOT EXISTS " + table
-                    + " (lock_name VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PRIMARY KEY,"
-                    + " fence BIGINT NOT NULL) ENGINE=InnoDB";
-            case GENERIC -> {
-                of(dialect, table);
-                throw new AssertionError();
-            }
-        };
+        String ddl = dialect.epochTableDdl(table);
+        if (ddl == null) {
+            throw unsupported(table);
+        }
+        return ddl;
     }
 
     Dialect dialect() {
@@ -108,11 +93,11 @@ public final class EpochSql {
      * {@code useAffectedRows=true} counts changed rows, and a guard already at the fence is not changed.
      */
     boolean raiseMayMatchUnchanged() {
-        return dialect == Dialect.MARIADB;
+        return dialect.countsChangedRowsOnly();
     }
 
     /** True when a duplicate key on {@link #insertIfAbsent()} can still surface as an error to ignore. */
     boolean duplicateKeyIsAnError() {
-        return dialect == Dialect.H2;
+        return dialect.epochDuplicateKeyIsAnError();
     }
 }

@@ -1,6 +1,7 @@
 package dev.fencing.internal.jdbc;
 
 import dev.fencing.internal.sql.Dialect;
+import dev.fencing.internal.sql.StatementHead;
 
 /**
  * What a statement text does to the transaction it is sent in, read from its leading words.
@@ -39,13 +40,6 @@ final class TransactionText {
         MAY_END
     }
 
-    /** First words after which a single statement cannot end the transaction. */
-    private static final String[] LEAVES_TRANSACTION_ALONE = {"SELECT", "INSERT", "UPDATE", "DELETE", "WITH",
-            "VALUES", "TABLE", "SHOW", "EXPLAIN", "MERGE", "REPLACE", "DESCRIBE", "DESC"};
-    /** First words of DDL that MariaDB and H2 commit implicitly. */
-    private static final String[] IMPLICITLY_COMMITTING = {"CREATE", "ALTER", "DROP", "RENAME", "TRUNCATE",
-            "GRANT", "REVOKE", "COMMENT", "ANALYZE", "OPTIMIZE", "REPAIR"};
-
     private TransactionText() {
     }
 
@@ -72,48 +66,31 @@ final class TransactionText {
             // not a word ({call ..}, a parameter, a stray quote): it may be anything
             return Effect.MAY_END;
         }
-        if (isAny(sql, start, end, LEAVES_TRANSACTION_ALONE)) {
+        if (StatementHead.leavesTransactionAlone(sql, start, end)) {
             return Effect.NONE;
         }
+        return ofHead(sql, start, end, dialect);
+    }
+
+    /** The effect of a single statement headed by the word {@code sql[start, end)}, not a plain query or write. */
+    private static Effect ofHead(String sql, int start, int end, Dialect dialect) {
         int next = skip(sql, end, dialect);
         int nextEnd = next < 0 ? next : wordEnd(sql, next);
         if (is(sql, start, end, "BEGIN")) {
-            if (next < 0) {
-                return Effect.MAY_END;
-            }
-            if (next == nextEnd || is(sql, next, nextEnd, "WORK") || is(sql, next, nextEnd, "TRANSACTION")
-                    || (dialect == Dialect.POSTGRESQL && (is(sql, next, nextEnd, "ISOLATION")
-                            || is(sql, next, nextEnd, "READ") || is(sql, next, nextEnd, "DEFERRABLE")
-                            || is(sql, next, nextEnd, "NOT")))) {
-                return next == nextEnd && next < sql.length() && !trailing(sql, next) ? Effect.MAY_END : Effect.BEGIN;
-            }
-            // MariaDB's BEGIN NOT ATOMIC .. END is a compound statement that may do anything
-            return Effect.MAY_END;
+            return begin(sql, next, nextEnd, dialect);
         }
         if (is(sql, start, end, "START")) {
             return next >= 0 && is(sql, next, nextEnd, "TRANSACTION") ? Effect.BEGIN : Effect.MAY_END;
         }
-        if (is(sql, start, end, "COMMIT") || (dialect == Dialect.POSTGRESQL && is(sql, start, end, "END"))) {
+        boolean postgres = dialect.postgresTransactionWords();
+        if (is(sql, start, end, "COMMIT") || (postgres && is(sql, start, end, "END"))) {
             return nothingMoreThanWork(sql, next, nextEnd, dialect) ? Effect.COMMIT : Effect.MAY_END;
         }
-        if (dialect == Dialect.POSTGRESQL && is(sql, start, end, "ABORT")) {
+        if (postgres && is(sql, start, end, "ABORT")) {
             return nothingMoreThanWork(sql, next, nextEnd, dialect) ? Effect.ROLLBACK : Effect.MAY_END;
         }
         if (is(sql, start, end, "ROLLBACK")) {
-            if (next < 0) {
-                return Effect.MAY_END;
-            }
-            if (is(sql, next, nextEnd, "WORK") || is(sql, next, nextEnd, "TRANSACTION")) {
-                next = skip(sql, nextEnd, dialect);
-                if (next < 0) {
-                    return Effect.MAY_END;
-                }
-                nextEnd = wordEnd(sql, next);
-            }
-            if (trailing(sql, next)) {
-                return Effect.ROLLBACK;
-            }
-            return is(sql, next, nextEnd, "TO") ? Effect.ROLLBACK_TO_SAVEPOINT : Effect.MAY_END;
+            return rollback(sql, next, nextEnd, dialect);
         }
         if (is(sql, start, end, "SAVEPOINT")) {
             return Effect.SAVEPOINT;
@@ -123,20 +100,58 @@ final class TransactionText {
         }
         if (is(sql, start, end, "SET")) {
             // PostgreSQL has no server-side autocommit; MariaDB's and H2's SET AUTOCOMMIT may commit
-            return dialect == Dialect.POSTGRESQL || !mentionsAutocommit(sql) ? Effect.NONE : Effect.MAY_END;
+            return !dialect.serverSideAutocommit() || !mentionsAutocommit(sql) ? Effect.NONE : Effect.MAY_END;
         }
-        if (isAny(sql, start, end, IMPLICITLY_COMMITTING)) {
-            if (dialect == Dialect.POSTGRESQL) {
-                return Effect.NONE;   // transactional DDL
-            }
-            if (dialect == Dialect.MARIADB && next >= 0 && (is(sql, next, nextEnd, "TEMPORARY")
-                    || (is(sql, start, end, "CREATE") && is(sql, next, nextEnd, "OR")))) {
-                // temporary tables commit nothing on MariaDB; CREATE OR REPLACE: say "may"
-                return Effect.MAY_END;
-            }
-            return dialect == Dialect.GENERIC ? Effect.MAY_END : Effect.IMPLICIT_COMMIT;
+        if (StatementHead.implicitlyCommits(sql, start, end)) {
+            return ddl(sql, start, end, next, nextEnd, dialect);
         }
         return Effect.MAY_END;
+    }
+
+    /** {@code BEGIN [WORK | TRANSACTION | PostgreSQL's transaction modes]}; MariaDB's {@code BEGIN NOT ATOMIC} may do anything. */
+    private static Effect begin(String sql, int next, int nextEnd, Dialect dialect) {
+        if (next < 0) {
+            return Effect.MAY_END;
+        }
+        if (next == nextEnd || is(sql, next, nextEnd, "WORK") || is(sql, next, nextEnd, "TRANSACTION")
+                || (dialect.postgresTransactionWords() && (is(sql, next, nextEnd, "ISOLATION")
+                        || is(sql, next, nextEnd, "READ") || is(sql, next, nextEnd, "DEFERRABLE")
+                        || is(sql, next, nextEnd, "NOT")))) {
+            return next == nextEnd && next < sql.length() && !trailing(sql, next) ? Effect.MAY_END : Effect.BEGIN;
+        }
+        // MariaDB's BEGIN NOT ATOMIC .. END is a compound statement that may do anything
+        return Effect.MAY_END;
+    }
+
+    /** {@code ROLLBACK [WORK | TRANSACTION] [TO [SAVEPOINT] name]}. */
+    private static Effect rollback(String sql, int next, int nextEnd, Dialect dialect) {
+        if (next < 0) {
+            return Effect.MAY_END;
+        }
+        if (is(sql, next, nextEnd, "WORK") || is(sql, next, nextEnd, "TRANSACTION")) {
+            next = skip(sql, nextEnd, dialect);
+            if (next < 0) {
+                return Effect.MAY_END;
+            }
+            nextEnd = wordEnd(sql, next);
+        }
+        if (trailing(sql, next)) {
+            return Effect.ROLLBACK;
+        }
+        return is(sql, next, nextEnd, "TO") ? Effect.ROLLBACK_TO_SAVEPOINT : Effect.MAY_END;
+    }
+
+    /** DDL: transactional on PostgreSQL, committed implicitly by MariaDB and H2. */
+    private static Effect ddl(String sql, int start, int end, int next, int nextEnd, Dialect dialect) {
+        if (dialect.transactionalDdl()) {
+            return Effect.NONE;
+        }
+        if (dialect.implicitCommitDependsOnTheForm() && next >= 0 && (is(sql, next, nextEnd, "TEMPORARY")
+                || (is(sql, start, end, "CREATE") && is(sql, next, nextEnd, "OR")))) {
+            // temporary tables commit nothing on MariaDB; CREATE OR REPLACE: say "may"
+            return Effect.MAY_END;
+        }
+        return dialect.knowsImplicitCommits() ? Effect.IMPLICIT_COMMIT : Effect.MAY_END;
     }
 
     /** True when, from {@code next} on, there is at most {@code WORK} or {@code TRANSACTION}. */
@@ -185,15 +200,6 @@ final class TransactionText {
         return end - start == word.length() && sql.regionMatches(true, start, word, 0, word.length());
     }
 
-    private static boolean isAny(String sql, int start, int end, String[] words) {
-        for (String word : words) {
-            if (is(sql, start, end, word)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     /** The end of the word (ASCII letters and '_') at {@code start}. */
     private static int wordEnd(String sql, int start) {
         int i = start;
@@ -219,15 +225,15 @@ final class TransactionText {
             char c = sql.charAt(i);
             if (Character.isWhitespace(c)) {
                 i++;
-            } else if ((c == '-' && i + 1 < n && sql.charAt(i + 1) == '-') || (c == '#' && dialect == Dialect.MARIADB)) {
+            } else if ((c == '-' && i + 1 < n && sql.charAt(i + 1) == '-') || (c == '#' && dialect.hashComments())) {
                 while (i < n && sql.charAt(i) != '\n' && sql.charAt(i) != '\r') {
                     i++;
                 }
             } else if (c == '/' && i + 1 < n && sql.charAt(i + 1) == '*') {
-                if (dialect == Dialect.MARIADB && i + 2 < n && sql.charAt(i + 2) == '!') {
+                if (dialect.executableComments() && i + 2 < n && sql.charAt(i + 2) == '!') {
                     return -1;
                 }
-                i = skipBlock(sql, i, dialect != Dialect.MARIADB);
+                i = skipBlock(sql, i, dialect.nestedBlockComments());
                 if (i < 0) {
                     return -1;
                 }

@@ -2,13 +2,187 @@ package dev.fencing.internal.sql;
 
 import java.util.Locale;
 
-/** The SQL dialects whose lexical rules and write forms the analyzer knows. */
+/**
+ * One object per database that owns what is peculiar to it (as Hibernate's {@code Dialect}
+ * subclasses do): how its transaction texts read, the SQL of the epoch guard table and the SQL of
+ * {@code JdbcFencedLocks}' lock table (the lock package's dialect enum is merged in here). The
+ * lexer's rules are still asked of it by {@link SqlTokens} directly.
+ */
 public enum Dialect {
-    POSTGRESQL,
-    H2,
-    MARIADB,
+    POSTGRESQL("CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)") {
+        @Override
+        public boolean transactionalDdl() {
+            return true;
+        }
+
+        @Override
+        public boolean postgresTransactionWords() {
+            return true;
+        }
+
+        @Override
+        public boolean serverSideAutocommit() {
+            return false;
+        }
+
+        // ON CONFLICT DO NOTHING: a row that exists is not an error, so the transaction goes on
+        @Override
+        public String epochInsertIfAbsent(String table) {
+            return "INSERT INTO " + table + " (lock_name, fence) VALUES (?, ?) ON CONFLICT (lock_name) DO NOTHING";
+        }
+
+        @Override
+        public String epochTableDdl(String table) {
+            return "CREATE TABLE IF NOT EXISTS " + table + " (lock_name VARCHAR(255) PRIMARY KEY, fence BIGINT NOT NULL)";
+        }
+
+        @Override
+        public String lockClaim(String table) {
+            return claimUpdate(table, "fence + 1") + " RETURNING fence";
+        }
+
+        @Override
+        public String lockInsertIfAbsent(String table) {
+            return insert(table) + " ON CONFLICT (lock_name) DO NOTHING";
+        }
+
+        @Override
+        public String lockLimited(String statement, long timeoutMillis) {
+            return "SELECT set_config('synchronous_commit', 'on', true), set_config('statement_timeout', '"
+                    + timeoutMillis + "', true); " + statement;
+        }
+
+        @Override
+        public boolean lockLimitLeadsWithAStatement() {
+            return true;
+        }
+    },
+    H2("DATEDIFF(MILLISECOND, TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00', CURRENT_TIMESTAMP(3))") {
+        // H2 rolls back only the failed statement on a duplicate key, never the transaction;
+        // MERGE .. WHEN NOT MATCHED avoids the error in all but a concurrent insert
+        @Override
+        public String epochInsertIfAbsent(String table) {
+            return "MERGE INTO " + table + " g USING (VALUES (CAST(? AS VARCHAR(255)), CAST(? AS BIGINT)))"
+                    + " AS v (lock_name, fence) ON g.lock_name = v.lock_name"
+                    + " WHEN NOT MATCHED THEN INSERT (lock_name, fence) VALUES (v.lock_name, v.fence)";
+        }
+
+        @Override
+        public String epochTableDdl(String table) {
+            return POSTGRESQL.epochTableDdl(table);
+        }
+
+        @Override
+        public boolean epochDuplicateKeyIsAnError() {
+            return true;
+        }
+
+        @Override
+        public String lockClaim(String table) {
+            return "SELECT fence FROM FINAL TABLE (" + claimUpdate(table, "fence + 1") + ")";
+        }
+
+        @Override
+        public String lockInsertIfAbsent(String table) {
+            return "INSERT INTO " + table + " (lock_name, owner, fence, expires_at)"
+                    + " SELECT CAST(? AS VARCHAR(255)), CAST(? AS VARCHAR(64)), 1, " + lockNowMillis()
+                    + " + CAST(? AS BIGINT) WHERE NOT EXISTS (SELECT 1 FROM " + table + " WHERE lock_name = ?)";
+        }
+
+        @Override
+        public boolean lockInsertRepeatsName() {
+            return true;
+        }
+    },
+    MARIADB("(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)") {
+        @Override
+        public boolean hashComments() {
+            return true;
+        }
+
+        @Override
+        public boolean executableComments() {
+            return true;
+        }
+
+        @Override
+        public boolean nestedBlockComments() {
+            return false;
+        }
+
+        @Override
+        public boolean implicitCommitDependsOnTheForm() {
+            return true;
+        }
+
+        // INSERT IGNORE turns the duplicate key into a warning; the lock name's length is
+        // checked before (IGNORE would also truncate a long one)
+        @Override
+        public String epochInsertIfAbsent(String table) {
+            return "INSERT IGNORE INTO " + table + " (lock_name, fence) VALUES (?, ?)";
+        }
+
+        // binary collation: lock names compare exactly, as in the other databases
+        @Override
+        public String epochTableDdl(String table) {
+            return "CREATE TABLE IF NOT EXISTS " + table
+                    + " (lock_name VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PRIMARY KEY,"
+                    + " fence BIGINT NOT NULL) ENGINE=InnoDB";
+        }
+
+        @Override
+        public boolean epochReadLocks() {
+            return true;
+        }
+
+        @Override
+        public boolean countsChangedRowsOnly() {
+            return true;
+        }
+
+        @Override
+        public String lockTableDdl(String table) {
+            return "CREATE TABLE IF NOT EXISTS " + table + " ("
+                    + "lock_name VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin PRIMARY KEY, "
+                    + "owner VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NULL, "
+                    + "fence BIGINT NOT NULL, "
+                    + "expires_at BIGINT NOT NULL) ENGINE=InnoDB";
+        }
+
+        @Override
+        public String lockClaim(String table) {
+            return claimUpdate(table, "LAST_INSERT_ID(fence + 1)");
+        }
+
+        @Override
+        public boolean lockClaimReportsGeneratedKey() {
+            return true;
+        }
+
+        @Override
+        public String lockInsertIfAbsent(String table) {
+            return "INSERT IGNORE" + insert(table).substring("INSERT".length());
+        }
+
+        @Override
+        public String lockLimited(String statement, long timeoutMillis) {
+            return "SET STATEMENT max_statement_time = " + seconds(timeoutMillis) + " FOR " + statement;
+        }
+    },
     /** Any other database: standard quoting; only the forms common to all dialects are fenced. */
-    GENERIC;
+    GENERIC(null) {
+        @Override
+        public boolean knowsImplicitCommits() {
+            return false;
+        }
+    };
+
+    /** The database clock in epoch milliseconds, as SQL; null where locks are not supported. */
+    private final String nowMillis;
+
+    Dialect(String nowMillis) {
+        this.nowMillis = nowMillis;
+    }
 
     /** The dialect of a database, from {@link java.sql.DatabaseMetaData#getDatabaseProductName()}. */
     public static Dialect fromProductName(String productName) {
@@ -28,5 +202,182 @@ public enum Dialect {
     /** True when backslash escapes characters inside '...' strings and "..." is a string too. */
     boolean mysqlLexing() {
         return this == MARIADB;
+    }
+
+    // ---- transaction texts -------------------------------------------------------------------
+
+    /** True when DDL runs inside the transaction (PostgreSQL); else MariaDB and H2 commit before it. */
+    public boolean transactionalDdl() {
+        return false;
+    }
+
+    /** True when {@code END} commits, {@code ABORT} rolls back and {@code BEGIN} takes transaction modes (PostgreSQL). */
+    public boolean postgresTransactionWords() {
+        return false;
+    }
+
+    /** True when {@code #} starts a comment to the end of the line (MariaDB). */
+    public boolean hashComments() {
+        return false;
+    }
+
+    /** True when {@code /*!..*}{@code /} is SQL to the server, not a comment (MariaDB). */
+    public boolean executableComments() {
+        return false;
+    }
+
+    /** True when block comments nest (every database here but MariaDB). */
+    public boolean nestedBlockComments() {
+        return true;
+    }
+
+    /** True when {@code SET autocommit} exists on the server and may commit (every database here but PostgreSQL). */
+    public boolean serverSideAutocommit() {
+        return true;
+    }
+
+    /**
+     * True when whether DDL commits implicitly depends on its form (MariaDB: DDL of temporary tables
+     * commits nothing, {@code CREATE OR REPLACE} is read as "may").
+     */
+    public boolean implicitCommitDependsOnTheForm() {
+        return false;
+    }
+
+    /** True when which DDL commits implicitly is known (PostgreSQL, MariaDB, H2). */
+    public boolean knowsImplicitCommits() {
+        return true;
+    }
+
+    // ---- the epoch guard table ---------------------------------------------------------------
+
+    /** The claim's row insert, doing nothing when the row exists (binds lock, fence); null when unsupported. */
+    public String epochInsertIfAbsent(String table) {
+        return null;
+    }
+
+    /** The guard table's DDL ({@code IF NOT EXISTS}); null when unsupported. */
+    public String epochTableDdl(String table) {
+        return null;
+    }
+
+    /** True when the guard's read after an unchanged raise must lock the row (MariaDB: InnoDB snapshots). */
+    public boolean epochReadLocks() {
+        return false;
+    }
+
+    /**
+     * True when an update count counts changed rows only (MariaDB with {@code useAffectedRows=true}):
+     * an UPDATE that set a value to what it was matched (and locked) a row yet counts none.
+     */
+    public boolean countsChangedRowsOnly() {
+        return false;
+    }
+
+    /** True when a duplicate key on the insert-if-absent can still surface as an error to ignore (H2). */
+    public boolean epochDuplicateKeyIsAnError() {
+        return false;
+    }
+
+    // ---- the lock table of JdbcFencedLocks -------------------------------------------------------
+    // All times come from the database's clock, so application servers whose clocks disagree
+    // still agree on when a lock expires.
+
+    /** True when {@code JdbcFencedLocks} runs on this database (PostgreSQL, MariaDB/MySQL, H2). */
+    public boolean supportsLocks() {
+        return nowMillis != null;
+    }
+
+    /** The database clock in epoch milliseconds, as SQL. */
+    public final String lockNowMillis() {
+        return nowMillis;
+    }
+
+    /** The statement that creates the lock table if it does not exist. */
+    public String lockTableDdl(String table) {
+        return "CREATE TABLE IF NOT EXISTS " + table + " ("
+                + "lock_name VARCHAR(255) PRIMARY KEY, "
+                + "owner VARCHAR(64) NULL, "
+                + "fence BIGINT NOT NULL, "
+                + "expires_at BIGINT NOT NULL)";
+    }
+
+    /**
+     * Takes an existing lock row if it is free or expired and increments its fence, in one
+     * statement, which also reports the new fence: as its result set, or (when
+     * {@link #lockClaimReportsGeneratedKey()}) as its generated key. Parameters: owner, TTL
+     * millis, lock name.
+     */
+    public String lockClaim(String table) {
+        throw new UnsupportedOperationException("no lock table on " + this);
+    }
+
+    /** Whether {@link #lockClaim} reports the new fence as a generated key instead of a row. */
+    public boolean lockClaimReportsGeneratedKey() {
+        return false;
+    }
+
+    final String claimUpdate(String table, String newFence) {
+        return "UPDATE " + table + " SET owner = ?, fence = " + newFence + ", expires_at = " + nowMillis + " + ?"
+                + " WHERE lock_name = ? AND (owner IS NULL OR expires_at <= " + nowMillis + ")";
+    }
+
+    /**
+     * How long the current holder's TTL still runs, in milliseconds, or no row when the lock
+     * has never been taken. Parameter: lock name.
+     */
+    public final String lockRemainingTtl(String table) {
+        return "SELECT expires_at - " + nowMillis + " FROM " + table + " WHERE lock_name = ?";
+    }
+
+    /**
+     * Creates the row of a lock never taken before, taken by the caller with fence 1, without
+     * an error when it exists (0 rows). Parameters: lock name, owner, TTL millis (and the lock
+     * name again when {@link #lockInsertRepeatsName()}).
+     */
+    public String lockInsertIfAbsent(String table) {
+        throw new UnsupportedOperationException("no lock table on " + this);
+    }
+
+    /** Whether {@link #lockInsertIfAbsent} takes the lock name a second time, last. */
+    public boolean lockInsertRepeatsName() {
+        return false;
+    }
+
+    final String insert(String table) {
+        return "INSERT INTO " + table + " (lock_name, owner, fence, expires_at) VALUES (?, ?, 1, " + nowMillis + " + ?)";
+    }
+
+    /**
+     * {@code statement} made to commit durably (where the database lets a session choose)
+     * and to give up after {@code timeoutMillis} at the server (where it can be said per
+     * statement). The parameters stay those of {@code statement}.
+     */
+    public String lockLimited(String statement, long timeoutMillis) {
+        return statement;
+    }
+
+    /** Whether {@link #lockLimited} puts a statement of its own (one result) before the caller's. */
+    public boolean lockLimitLeadsWithAStatement() {
+        return false;
+    }
+
+    /** Frees the lock if the caller still holds it. Parameters: lock name, owner, fence. */
+    public String lockRelease(String table) {
+        return "UPDATE " + table + " SET owner = NULL WHERE lock_name = ? AND owner = ? AND fence = ?";
+    }
+
+    /**
+     * Resets the expiry if the caller still holds the lock and it has not expired.
+     * Parameters: TTL millis, lock name, owner, fence.
+     */
+    public String lockExtend(String table) {
+        return "UPDATE " + table + " SET expires_at = " + nowMillis + " + ?"
+                + " WHERE lock_name = ? AND owner = ? AND fence = ? AND expires_at > " + nowMillis;
+    }
+
+    static String seconds(long millis) {
+        millis = Math.max(1, millis); // 0 would mean no limit at all
+        return String.format(Locale.ROOT, "%d.%03d", millis / 1000, millis % 1000);
     }
 }

@@ -110,7 +110,20 @@ final class SchemaFacts {
         }
         Map<Located, List<Reference>> referencesOf = new HashMap<>();
         Set<String> referenced = new LinkedHashSet<>();
-        // every foreign key, any depth: what TRUNCATE .. CASCADE reaches, and the edges cascades may take
+        List<Located> order = referenceOrder(metadata, fenced, referencesOf, referenced);
+        Map<String, Cascade> cascadeParents = cascadeParents(fenced, order, referencesOf);
+        return new SchemaFacts(Map.copyOf(keys), Map.copyOf(cascadeParents), Set.copyOf(referenced),
+                guardScope(connection, config));
+    }
+
+    /**
+     * Every foreign key, any depth, from the fenced tables up (what TRUNCATE .. CASCADE reaches, and
+     * the edges cascades may take): the tables in the order they were reached; fills
+     * {@code referencesOf} and the names of every {@code referenced} table.
+     */
+    private static List<Located> referenceOrder(DatabaseMetaData metadata, List<Located> fenced,
+                                                Map<Located, List<Reference>> referencesOf, Set<String> referenced)
+            throws SQLException {
         List<Located> order = new ArrayList<>(fenced);
         Deque<Located> queue = new ArrayDeque<>(fenced);
         Set<Located> seen = new HashSet<>(fenced);
@@ -124,9 +137,17 @@ final class SchemaFacts {
                 }
             }
         }
-        // which events on a table end in a write of a fenced row: a fenced row is written by its
-        // own delete or update; a parent's delete reaches a child's delete (CASCADE) or update
-        // (SET NULL / SET DEFAULT); a parent's update reaches a child's update (any action)
+        return order;
+    }
+
+    /**
+     * Which events on a table end in a write of a fenced row: a fenced row is written by its own
+     * delete or update; a parent's delete reaches a child's delete (CASCADE) or update (SET NULL /
+     * SET DEFAULT); a parent's update reaches a child's update (any action). By table name, fenced
+     * tables left out.
+     */
+    private static Map<String, Cascade> cascadeParents(List<Located> fenced, List<Located> order,
+                                                       Map<Located, List<Reference>> referencesOf) {
         Map<Located, Integer> reach = new HashMap<>();
         Map<Located, String> paths = new HashMap<>();
         Map<Located, String> actions = new HashMap<>();
@@ -134,37 +155,8 @@ final class SchemaFacts {
             reach.put(table, DELETE | UPDATE);
             paths.put(table, table.name.toLowerCase(Locale.ROOT));
         }
-        boolean changed = true;
-        while (changed) {
-            changed = false;
-            for (Located child : order) {
-                int childReach = reach.getOrDefault(child, 0);
-                if (childReach == 0) {
-                    continue;
-                }
-                for (Reference reference : referencesOf.getOrDefault(child, List.of())) {
-                    int parentReach = 0;
-                    String action = null;
-                    if (reference.deleteRule == DatabaseMetaData.importedKeyCascade && (childReach & DELETE) != 0
-                            || isSet(reference.deleteRule) && (childReach & UPDATE) != 0) {
-                        parentReach |= DELETE;
-                        action = "ON DELETE " + ruleName(reference.deleteRule);
-                    }
-                    if (isWriting(reference.updateRule) && (childReach & UPDATE) != 0) {
-                        parentReach |= UPDATE;
-                        action = action == null ? "ON UPDATE " + ruleName(reference.updateRule) : action;
-                    }
-                    int before = reach.getOrDefault(reference.parent, 0);
-                    if ((before | parentReach) != before) {
-                        reach.put(reference.parent, before | parentReach);
-                        paths.putIfAbsent(reference.parent, reference.parent.name.toLowerCase(Locale.ROOT) + " -> "
-                                + paths.get(child));
-                        actions.putIfAbsent(reference.parent, actions.containsKey(child)
-                                ? action + ", " + actions.get(child) : action);
-                        changed = true;
-                    }
-                }
-            }
+        while (spreadReach(order, referencesOf, reach, paths, actions)) {
+            // until no table's reach grows
         }
         Map<String, Cascade> cascadeParents = new LinkedHashMap<>();
         for (Map.Entry<Located, Integer> entry : reach.entrySet()) {
@@ -177,8 +169,43 @@ final class SchemaFacts {
         for (Located table : fenced) {
             cascadeParents.remove(table.name.toLowerCase(Locale.ROOT)); // a fenced table is fenced already
         }
-        return new SchemaFacts(Map.copyOf(keys), Map.copyOf(cascadeParents), Set.copyOf(referenced),
-                guardScope(connection, config));
+        return cascadeParents;
+    }
+
+    /** One pass of {@link #cascadeParents}' fixed point: true when some table's reach grew. */
+    private static boolean spreadReach(List<Located> order, Map<Located, List<Reference>> referencesOf,
+                                       Map<Located, Integer> reach, Map<Located, String> paths,
+                                       Map<Located, String> actions) {
+        boolean changed = false;
+        for (Located child : order) {
+            int childReach = reach.getOrDefault(child, 0);
+            if (childReach == 0) {
+                continue;
+            }
+            for (Reference reference : referencesOf.getOrDefault(child, List.of())) {
+                int parentReach = 0;
+                String action = null;
+                if (reference.deleteRule == DatabaseMetaData.importedKeyCascade && (childReach & DELETE) != 0
+                        || isSet(reference.deleteRule) && (childReach & UPDATE) != 0) {
+                    parentReach |= DELETE;
+                    action = "ON DELETE " + ruleName(reference.deleteRule);
+                }
+                if (isWriting(reference.updateRule) && (childReach & UPDATE) != 0) {
+                    parentReach |= UPDATE;
+                    action = action == null ? "ON UPDATE " + ruleName(reference.updateRule) : action;
+                }
+                int before = reach.getOrDefault(reference.parent, 0);
+                if ((before | parentReach) != before) {
+                    reach.put(reference.parent, before | parentReach);
+                    paths.putIfAbsent(reference.parent, reference.parent.name.toLowerCase(Locale.ROOT) + " -> "
+                            + paths.get(child));
+                    actions.putIfAbsent(reference.parent, actions.containsKey(child)
+                            ? action + ", " + actions.get(child) : action);
+                    changed = true;
+                }
+            }
+        }
+        return changed;
     }
 
     /** The guard's schemas as {@code connection} sees them; empty when the guard is off or cannot say (fail closed). */

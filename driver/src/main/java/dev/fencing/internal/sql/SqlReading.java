@@ -63,7 +63,7 @@ public final class SqlReading {
                         list.add(new Token(kindOf(tokens.kind(t)), tokens.text(t), tokens.start(t), tokens.end(t)));
                     }
                     statements.add(new Statement(sql.substring(rawStart, rawEnd), rawStart, rawEnd, List.copyOf(list),
-                            StatementAnalyzer.isDynamicHead(tokens, first)));
+                            StatementHead.isDynamic(tokens, first)));
                 }
                 rawStart = rawEnd + 1;
                 first = i + 1;

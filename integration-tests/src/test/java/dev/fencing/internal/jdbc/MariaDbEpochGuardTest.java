@@ -1,8 +1,14 @@
 package dev.fencing.internal.jdbc;
 
+import dev.fencing.StaleFenceException;
 import dev.fencing.testing.TestDatabase;
+import org.junit.jupiter.api.Test;
 
 import javax.sql.DataSource;
+import java.sql.Connection;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /** Epoch fencing on MariaDB, in a database of its own. */
 @TestDatabase(TestDatabase.Kind.MARIADB)
@@ -42,5 +48,29 @@ class MariaDbEpochGuardTest extends EpochGuardContract {
     @Override
     java.util.List<String> statementsThatEndTheTransaction() {
         return java.util.List.of("CREATE TABLE epoch_ddl_probe (i INT)", "SET autocommit = 1");
+    }
+
+    /**
+     * Issue 28: REPLACE cannot end the transaction it runs in, and the analyzer and the transaction
+     * tracker now read that from one list of statement heads; before, the analyzer reported it as
+     * transaction control and every REPLACE of an epoch-mode table was refused. It is checked against
+     * the guard row like any write: the holder's REPLACE lands, a stale holder's is rejected.
+     */
+    @Test
+    void replaceWritesAnEpochTableUnderTheCurrentFenceAndAStaleHoldersReplaceIsRejected() throws Exception {
+        account(1, 100);
+        Connection a = connection(process());
+        Connection b = connection(process());
+        as(lock, 40, () -> { update(a, "REPLACE INTO accounts (id, balance) VALUES (1, 150)"); return null; });
+        assertThat(balance(1)).isEqualTo(150);
+        assertThat(guard(lock)).isEqualTo(40);
+
+        as(lock, 41, () -> { update(b, "REPLACE INTO accounts (id, balance) VALUES (1, 160)"); return null; });
+        StaleFenceException stale = catchThrowableOfType(StaleFenceException.class,
+                () -> as(lock, 40, () -> { update(a, "REPLACE INTO accounts (id, balance) VALUES (1, 170)"); return null; }));
+        assertThat((Throwable) stale).isNotNull();
+        assertThat(stale.currentFence()).hasValue(41);
+        assertThat(balance(1)).isEqualTo(160);
+        assertThat(guard(lock)).isEqualTo(41);
     }
 }

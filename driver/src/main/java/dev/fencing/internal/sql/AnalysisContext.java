@@ -1,0 +1,50 @@
+package dev.fencing.internal.sql;
+
+import dev.fencing.FencingConfig;
+import dev.fencing.internal.config.FencedTableSet;
+import dev.fencing.internal.config.TableName;
+
+/**
+ * What every rule of one text's analysis may read, and nothing it may change: the configuration,
+ * the dialect, the fenced tables, the metadata's facts as they were when the analysis began.
+ */
+record AnalysisContext(FencingConfig config, Dialect dialect, FencedTableSet fencedTables, SchemaFacts facts,
+                       FencedNameFilter filter, FencedNameFilter cascadeParentFilter, SqlParser parser) {
+
+    static final System.Logger LOG = System.getLogger(StatementAnalyzer.class.getName());
+
+    /** fencing.database-guard=required: forms the triggers check are sent as written. */
+    boolean guard() {
+        return config.guardRequired();
+    }
+
+    boolean epochTables() {
+        return config.hasEpochTables();
+    }
+
+    boolean rejectsProcedureCalls() {
+        return config.procedureCalls() == FencingConfig.ProcedureCalls.REJECT;
+    }
+
+    /** True when the text may name a fenced table or a table whose writes cascade into one. */
+    boolean mentionsWatchedTable(String sql) {
+        return filter.mayNameFencedTable(sql) || (cascadeParentFilter != null && cascadeParentFilter.mayNameFencedTable(sql));
+    }
+
+    String firstConfiguredTable() {
+        return fencedTables.names().iterator().next().toString();
+    }
+
+    boolean isFencedName(String identifier) {
+        for (TableName table : fencedTables.names()) {
+            if (table.table().equals(identifier)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    static String abbreviate(String sql) {
+        return sql.length() <= 200 ? sql : sql.substring(0, 200) + "...";
+    }
+}
