@@ -1,5 +1,6 @@
 package dev.fencing.shedlock;
 
+import dev.fencing.Fence;
 import dev.fencing.lock.FencedLocks;
 import dev.fencing.lock.Lease;
 
@@ -96,15 +97,18 @@ public final class FencedLockProvider implements ExtensibleLockProvider {
             return Optional.empty();
         }
         Lease lease = acquired.get();
-        if (!lease.isHeld()) {
-            // The acquire itself outlasted lockAtMostFor (a pause right after it): a successor may
-            // already run; the task must not start.
+        Fence.Scope fence;
+        try {
+            fence = lease.enterFence();
+        } catch (IllegalStateException ranOut) {
+            // The acquire itself outlasted lockAtMostFor (a pause right after it, a first
+            // connection): a successor may already run; the task must not start.
             LOG.log(System.Logger.Level.WARNING, () -> "ShedLock task '" + configuration.getName() + "' not run: its "
                     + lease + " ran out (lockAtMostFor " + configuration.getLockAtMostFor() + ") before the task started");
             lease.close();
             return Optional.empty();
         }
-        LockedTask task = new LockedTask(lease, lease.enterFence(), configuration.getLockAtLeastUntil(), deferredReleases);
+        LockedTask task = new LockedTask(lease, fence, configuration.getLockAtLeastUntil(), deferredReleases);
         return Optional.of(new FencedSimpleLock(task, configuration));
     }
 

@@ -7,6 +7,7 @@ import dev.fencing.StaleFenceException;
 import dev.fencing.jdbc.FencingDataSource;
 import dev.fencing.lock.FencedLocks;
 import dev.fencing.lock.JdbcFencedLocks;
+import dev.fencing.lock.Lease;
 import dev.fencing.lock.RedisFencedLocks;
 import dev.fencing.testing.PauseInjector;
 import dev.fencing.testing.TestDatabase;
@@ -91,6 +92,10 @@ class TrackerFailureTest {
         String table = newTable(db);
         DataSource fenced = new FencingDataSource(db, FencingConfig.builder().tables(table).build());
         try (FencedLocks node1 = lockClient.apply("node 1"); FencedLocks node2 = lockClient.apply("node 2")) {
+            // Connected before the race: a first acquire that connects could outlast lockAtMostFor,
+            // and the provider does not start a task whose lease already ran out.
+            warmUp(node1);
+            warmUp(node2);
             Throwable a = race(new FencedLockProvider(node1), new FencedLockProvider(node2), fenced, db, table);
             assertThat(a).isInstanceOf(StaleFenceException.class);
             StaleFenceException stale = (StaleFenceException) a;
@@ -137,6 +142,10 @@ class TrackerFailureTest {
         String table = "job_runs_" + TABLES.incrementAndGet();
         Nodes.createJobTable(db, table);
         return table;
+    }
+
+    private static void warmUp(FencedLocks locks) {
+        locks.tryAcquire("warm-up-" + UUID.randomUUID(), Duration.ofSeconds(10)).ifPresent(Lease::close);
     }
 
     static FencedLocks jdbcLocks(DataSource db) {

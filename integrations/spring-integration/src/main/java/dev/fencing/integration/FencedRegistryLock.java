@@ -147,7 +147,13 @@ final class FencedRegistryLock implements DistributedLock {
         if (acquired == null) {
             return;
         }
-        fence = acquired.enterFence();
+        try {
+            fence = acquired.enterFence();
+        } catch (IllegalStateException ranOut) {
+            // The acquire outlasted the TTL (a pause right after it): not held, try again or give up.
+            acquired.close();
+            return;
+        }
         lease = acquired;
     }
 
