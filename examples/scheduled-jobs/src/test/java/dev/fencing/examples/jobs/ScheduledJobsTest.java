@@ -11,10 +11,12 @@ import java.time.Duration;
 import java.util.Map;
 
 import net.javacrumbs.shedlock.core.LockProvider;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.context.annotation.Bean;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -38,9 +40,14 @@ class ScheduledJobsTest {
         registry.add("spring.datasource.url", SCHEMA::url);
     }
 
-    @AfterAll
-    static void dropSchema() {
-        SCHEMA.close();
+    /** Drops the schema when the context closes, after the scheduler has stopped firing the jobs. */
+    @TestConfiguration(proxyBeanMethods = false)
+    static class DropSchemaOnClose {
+
+        @Bean
+        DisposableBean dropSchemaOnClose() {
+            return SCHEMA::close;
+        }
     }
 
     @Test
