@@ -137,7 +137,9 @@ final class FencedRegistryLock implements DistributedLock {
             if (e.reason() == LockAcquisitionException.Reason.TIMED_OUT) {
                 return;
             }
-            if (e.reason() == LockAcquisitionException.Reason.INTERRUPTED) {
+            // An interrupt during a store call may surface as a store failure (the client gave up
+            // waiting for the reply): the interrupt is what the caller must see.
+            if (e.reason() == LockAcquisitionException.Reason.INTERRUPTED || Thread.currentThread().isInterrupted()) {
                 Thread.interrupted();
                 throw (InterruptedException) new InterruptedException("interrupted while waiting for the lock on '" + key
                         + "'").initCause(e);
