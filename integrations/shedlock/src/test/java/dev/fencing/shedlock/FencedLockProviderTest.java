@@ -246,8 +246,31 @@ class FencedLockProviderTest {
             ServerProcess.awaitUntil("the lock expires and passes on", Duration.ofSeconds(30),
                     () -> other.tryAcquire(job, MINUTE).map(lease -> { successor.set(lease); return true; }).orElse(false));
 
-            pauses.release("past lockAtMostFor");
-            assertThat(run.get()).isTrue();
+            List<String> warnings = new java.util.concurrent.CopyOnWriteArrayList<>();
+            java.util.logging.Logger log = java.util.logging.Logger.getLogger(LockedTask.class.getName());
+            java.util.logging.Handler capture = new java.util.logging.Handler() {
+                @Override
+                public void publish(java.util.logging.LogRecord record) {
+                    warnings.add(record.getLevel() + " " + record.getMessage());
+                }
+
+                @Override
+                public void flush() {
+                }
+
+                @Override
+                public void close() {
+                }
+            };
+            log.addHandler(capture);
+            try {
+                pauses.release("past lockAtMostFor");
+                assertThat(run.get()).isTrue();
+            } finally {
+                log.removeHandler(capture);
+            }
+            assertThat(warnings).singleElement().asString().startsWith("WARNING").contains(job)
+                    .contains("lease was lost").contains("nothing released");
             assertThat(successor.get().isHeld()).isTrue();
             assertThat(locks.tryAcquire(job, MINUTE)).as("the successor's lock is still there").isEmpty();
             successor.get().close();
