@@ -158,6 +158,11 @@ final class JdbcLockStore implements LockStore {
         }
     }
 
+    /** Every TTL: {@link #extend} sets the lock's TTL to the tenure's. */
+    @Override
+    public void checkExtension(Tenure tenure, long ttlMillis) {
+    }
+
     @Override
     public boolean extend(Tenure tenure, Duration timeout) {
         try {

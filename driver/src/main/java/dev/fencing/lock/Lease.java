@@ -55,6 +55,31 @@ public interface Lease extends AutoCloseable {
     boolean isHeld();
 
     /**
+     * Sets the lock's remaining time to {@code ttl} from now, if this lease still owns it: the
+     * lock then lasts {@code ttl} from before the call (shorter or longer than the TTL it was
+     * acquired with), and later renewals (the watchdog) renew it by {@code ttl}. The fence does
+     * not change: it is the same tenure, held longer.
+     *
+     * <p>Stores: Redis and JDBC honour any TTL; etcd any TTL up to the one it granted at the
+     * acquire (its leases keep their TTL); ZooKeeper any TTL up to its session timeout. A store
+     * that cannot honour {@code ttl} refuses it before anything is sent.
+     *
+     * @return {@code true} when the lock was extended; {@code false} when this lease no longer
+     *         holds it (closed, its TTL ran out here, or the store has it in other hands): the
+     *         lease is then lost for good, and the work under it should stop
+     * @throws IllegalArgumentException if {@code ttl} is not positive, or longer than the store
+     *         allows any lease (ZooKeeper: its session timeout)
+     * @throws UnsupportedOperationException if the store cannot give this lease {@code ttl} (etcd:
+     *         longer than it granted at the acquire); the message says why and what it can give
+     * @throws dev.fencing.lock.spi.LockStoreException when the outcome is unknown (the store could
+     *         not be reached); the lease stays held until its previous TTL runs out
+     */
+    default boolean extend(java.time.Duration ttl) {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot extend a lease; leases of "
+                + "RedisFencedLocks, JdbcFencedLocks and StoreLocks can");
+    }
+
+    /**
      * Makes this lease's fence the calling thread's current fence, under the resource's name
      * ({@link Fence#enter(String, long)}), until the returned scope is closed; closing it
      * restores the previous fence.

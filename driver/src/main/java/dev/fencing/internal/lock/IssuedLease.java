@@ -22,7 +22,14 @@ public final class IssuedLease implements Lease {
     private enum State { HELD, LOST, RELEASED }
 
     private final LeaseIssuer issuer;
-    private final Tenure tenure;
+    /** Replaced (same owner and fence, another TTL) by {@link #extend}; written under {@link #storeCalls}. */
+    private volatile Tenure tenure;
+    /**
+     * Held around every extension sent to the store (renewals and {@link #extend}), so that a
+     * renewal by the old TTL cannot land after an extension to a longer one and cut the lock
+     * short of what this process believes.
+     */
+    private final Object storeCalls = new Object();
 
     // Guarded by this.
     private State state = State.HELD;
@@ -139,20 +146,71 @@ public final class IssuedLease implements Lease {
             return false;
         }
         Duration budget = Duration.ofNanos(Math.min(remaining, timeout.toNanos()));
-        boolean extended = issuer.store().extend(tenure, budget);
-        synchronized (this) {
-            if (extended && isHeld()) {
-                // Only ever forwards: a renewal that comes back after the lease ran out here
-                // does not bring it back, so isHeld() never turns true again.
-                heldUntilNanos = Math.max(heldUntilNanos, sentAt + believedNanos(tenure.ttlMillis()));
-                return true;
+        synchronized (storeCalls) {
+            Tenure current = tenure;
+            boolean extended = issuer.store().extend(current, budget);
+            synchronized (this) {
+                if (extended && isHeld()) {
+                    // Only ever forwards: a renewal that comes back after the lease ran out here
+                    // does not bring it back, so isHeld() never turns true again.
+                    heldUntilNanos = Math.max(heldUntilNanos, sentAt + believedNanos(current.ttlMillis()));
+                    return true;
+                }
             }
+            return lostAt(extended);
         }
+    }
+
+    /**
+     * Sets the lock's TTL to {@code ttl} from now (see {@link Lease#extend}); the watchdog's
+     * later renewals use it too.
+     */
+    @Override
+    public boolean extend(Duration ttl) {
+        long ttlMillis = roundedMillis(ttl);
+        Tenure longer = new Tenure(tenure.resource(), tenure.owner(), tenure.fence(), ttlMillis, tenure.storeHandle());
+        issuer.store().checkExtension(tenure, ttlMillis);
+        synchronized (storeCalls) {
+            long sentAt = System.nanoTime();
+            long remaining = believedRemainingNanos();
+            if (remaining <= 0) {
+                return false;
+            }
+            boolean extended = issuer.store().extend(longer,
+                    Duration.ofNanos(Math.min(remaining, issuer.operationTimeout().toNanos())));
+            synchronized (this) {
+                if (extended && isHeld()) {
+                    tenure = longer;
+                    // Backwards too: a shorter TTL asked for is a shorter belief.
+                    heldUntilNanos = sentAt + believedNanos(ttlMillis);
+                    return true;
+                }
+            }
+            return lostAt(extended);
+        }
+    }
+
+    private boolean lostAt(boolean extended) {
         if (!extended) {
             LOG.log(System.Logger.Level.WARNING, this + " is lost: the lock is no longer its own");
         }
         lose();
         return false;
+    }
+
+    /**
+     * A TTL in whole milliseconds, rounded up: a TTL below a millisecond must not become 0 ("no
+     * expiry" or an error).
+     *
+     * @throws IllegalArgumentException if it is not positive
+     */
+    static long roundedMillis(Duration ttl) {
+        java.util.Objects.requireNonNull(ttl, "ttl");
+        if (ttl.isNegative() || ttl.isZero()) {
+            throw new IllegalArgumentException("ttl must be positive, got " + ttl);
+        }
+        long millis = ttl.toMillis();
+        return ttl.minusMillis(millis).isZero() ? millis : millis + 1;
     }
 
     /** The store or the renewal found this tenure over: not held from now on, not renewed. */

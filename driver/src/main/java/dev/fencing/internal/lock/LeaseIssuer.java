@@ -227,12 +227,7 @@ public final class LeaseIssuer implements LeaseEvents, AutoCloseable {
             throw new IllegalArgumentException("resource must not be blank");
         }
         store.checkResourceName(resource);
-        if (ttl.isNegative() || ttl.isZero()) {
-            throw new IllegalArgumentException("ttl must be positive, got " + ttl);
-        }
-        // Round up: a TTL below a millisecond must not become 0 ("no expiry" or an error).
-        long millis = ttl.toMillis();
-        return ttl.minusMillis(millis).isZero() ? millis : millis + 1;
+        return IssuedLease.roundedMillis(ttl);
     }
 
     private static long saturatedNanos(Duration duration) {

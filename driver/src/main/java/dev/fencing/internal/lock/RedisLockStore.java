@@ -146,6 +146,11 @@ public final class RedisLockStore implements LockStore {
                 owner, keys.releaseChannel(resource), Long.toString(fence)) == 1;
     }
 
+    /** Every TTL: {@link #extend} sets the lock's TTL to the tenure's. */
+    @Override
+    public void checkExtension(Tenure tenure, long ttlMillis) {
+    }
+
     @Override
     public boolean extend(Tenure tenure, Duration timeout) {
         String lockKey = keys.lock(tenure.resource());

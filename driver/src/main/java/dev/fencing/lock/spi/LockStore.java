@@ -85,6 +85,21 @@ public interface LockStore extends AutoCloseable {
     boolean extend(Tenure tenure, Duration timeout);
 
     /**
+     * Refuses, before anything is sent, an extension of {@code tenure} to {@code ttlMillis} that
+     * this store cannot honour ({@link dev.fencing.lock.Lease#extend}); after it, {@link #extend}
+     * is called with a tenure whose {@link Tenure#ttlMillis()} is {@code ttlMillis}. A store whose
+     * {@code extend} sets the lock's TTL to {@code tenure.ttlMillis()} accepts every TTL; one whose
+     * TTL is fixed at the acquire (an etcd lease) accepts only TTLs it already keeps. Default:
+     * refused, so a store that never thought about it fails closed.
+     *
+     * @throws UnsupportedOperationException saying why, and which TTLs the store can give
+     */
+    default void checkExtension(Tenure tenure, long ttlMillis) {
+        throw new UnsupportedOperationException(address() + " cannot extend a lease to a TTL other than its own ("
+                + tenure.ttlMillis() + " ms): " + getClass().getName() + " does not implement LockStore.checkExtension");
+    }
+
+    /**
      * Frees the lock only if {@code tenure} still holds it (compare-and-delete), and tells
      * other processes waiting for it, if the store can.
      *

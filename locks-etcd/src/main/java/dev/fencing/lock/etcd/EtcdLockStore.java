@@ -106,6 +106,21 @@ final class EtcdLockStore implements LockStore {
         return Attempt.acquired(txn.getHeader().getRevision(), new Handle(leaseId, grant.getTTL()));
     }
 
+    /**
+     * An etcd lease keeps the TTL it was granted: a keep-alive resets it to that, never to another.
+     * So a lease extends to any TTL up to the granted one (the lock then lasts a little longer than
+     * asked, which only delays a successor), and a longer TTL is refused.
+     */
+    @Override
+    public void checkExtension(Tenure tenure, long ttlMillis) {
+        long granted = handle(tenure).grantedTtlSeconds();
+        if (ttlSeconds(ttlMillis) > granted) {
+            throw new UnsupportedOperationException("etcd cannot extend " + tenure + " to " + ttlMillis + " ms: its etcd lease "
+                    + "was granted " + granted + " s at the acquire and keeps that TTL; extend by at most " + granted
+                    + " s, or acquire with the longer TTL");
+        }
+    }
+
     @Override
     public boolean extend(Tenure tenure, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();

@@ -6,6 +6,7 @@ import dev.fencing.testing.locks.FencedLocksContractTest;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
+import java.time.Duration;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.UUID;
@@ -65,6 +66,12 @@ class EtcdFencedLocksTest extends FencedLocksContractTest {
         for (KeyValue kv : kvs) {
             admin.getLeaseClient().revoke(kv.getLease()).get(10, TimeUnit.SECONDS);
         }
+    }
+
+    /** An hour: longer than the lease (an etcd lease keeps the TTL granted at the acquire). */
+    @Override
+    protected Duration unextendableTtl(Duration acquiredTtl) {
+        return Duration.ofHours(1);
     }
 
     @Override

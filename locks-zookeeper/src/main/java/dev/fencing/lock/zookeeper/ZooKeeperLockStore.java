@@ -121,13 +121,7 @@ final class ZooKeeperLockStore implements LockStore {
 
     @Override
     public Attempt tryAcquire(String resource, String owner, long ttlMillis, Duration timeout) {
-        long sessionMillis = sessionTimeoutMillis();
-        if (ttlMillis > sessionMillis) {
-            throw new IllegalArgumentException("a TTL of " + ttlMillis + " ms is longer than the ZooKeeper session timeout ("
-                    + sessionMillis + " ms) of " + address() + ": the session could expire, and the lock pass on, while this "
-                    + "process still counts the lease as held; use a shorter TTL (and the watchdog) or a longer "
-                    + "sessionTimeout in the address");
-        }
+        requireWithinSession(ttlMillis);
         String parent = parent(resource);
         Ticket ticket = tickets.get(resource);
         if (ticket != null) {
@@ -207,6 +201,22 @@ final class ZooKeeperLockStore implements LockStore {
         } catch (Exception e) {
             LOG.log(System.Logger.Level.WARNING, () -> "could not delete the expired lock node " + lease.path + " at "
                     + address() + "; ZooKeeper deletes it when this client's session ends: " + e.getMessage());
+        }
+    }
+
+    /** Any TTL the session can outlive: the TTL is this process's timer (see the class comment). */
+    @Override
+    public void checkExtension(Tenure tenure, long ttlMillis) {
+        requireWithinSession(ttlMillis);
+    }
+
+    private void requireWithinSession(long ttlMillis) {
+        long sessionMillis = sessionTimeoutMillis();
+        if (ttlMillis > sessionMillis) {
+            throw new IllegalArgumentException("a TTL of " + ttlMillis + " ms is longer than the ZooKeeper session timeout ("
+                    + sessionMillis + " ms) of " + address() + ": the session could expire, and the lock pass on, while this "
+                    + "process still counts the lease as held; use a shorter TTL (and the watchdog) or a longer "
+                    + "sessionTimeout in the address");
         }
     }
 

@@ -76,6 +76,12 @@ class ZooKeeperFencedLocksTest extends FencedLocksContractTest {
         admin.delete().forPath(parent + "/" + lowest);
     }
 
+    /** An hour: longer than the lease (no TTL may outlast the session timeout). */
+    @Override
+    protected Duration unextendableTtl(Duration acquiredTtl) {
+        return Duration.ofHours(1);
+    }
+
     @Override
     protected String storeName() {
         return "ZooKeeper at " + ZooKeeperAddress.parse(uri);

@@ -28,6 +28,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -370,6 +371,50 @@ public abstract class FencedLocksContractTest {
         IllegalStateException stale = assertThrows(IllegalStateException.class, () -> lease.runFenced(() -> { }));
         assertTrue(stale.getMessage().contains(resource));
         assertTrue(Fence.current().isEmpty());
+    }
+
+    /**
+     * A TTL this store cannot extend a lease acquired with {@code acquiredTtl} to, or null when it
+     * can extend to any: etcd keeps the TTL it granted, ZooKeeper its session timeout.
+     */
+    protected Duration unextendableTtl(Duration acquiredTtl) {
+        return null;
+    }
+
+    @Test
+    void extendKeepsTheFenceAndTouchesOnlyItsOwnTenure() throws Exception {
+        FencedLocks locks = open(Options.plain());
+        FencedLocks other = open(Options.plain());
+        String resource = newResource();
+        Lease lease = locks.tryAcquire(resource, longTtl()).orElseThrow();
+        assertTrue(lease.extend(longTtl()), "a held lease extends");
+        assertTrue(lease.isHeld());
+        assertTrue(other.tryAcquire(resource, longTtl()).isEmpty(), "still the extended lease's lock");
+        assertThrows(IllegalArgumentException.class, () -> lease.extend(Duration.ZERO));
+
+        expireAtStore(resource);
+        Lease successor = awaitAcquired(other, resource);
+        assertFalse(lease.extend(longTtl()), "compare-and-extend by the stale lease");
+        assertFalse(lease.isHeld(), "a failed extend loses the lease for good");
+        assertTrue(successor.isHeld());
+        assertTrue(locks.tryAcquire(resource, longTtl()).isEmpty(), "the successor's lock was left alone");
+        successor.close();
+        assertFalse(successor.extend(longTtl()), "a closed lease does not extend");
+    }
+
+    @Test
+    void anExtensionTheStoreCannotHonourIsRefusedWithAMessage() {
+        Duration acquired = longTtl();
+        Duration tooLong = unextendableTtl(acquired);
+        Assumptions.assumeTrue(tooLong != null, storeName() + " extends a lease to any TTL");
+        FencedLocks locks = open(Options.plain());
+        Lease lease = locks.tryAcquire(newResource(), acquired).orElseThrow();
+        RuntimeException refused = assertThrows(RuntimeException.class, () -> lease.extend(tooLong));
+        assertTrue(refused instanceof UnsupportedOperationException || refused instanceof IllegalArgumentException,
+                refused.toString());
+        assertTrue(refused.getMessage().contains(String.valueOf(tooLong.toMillis())), refused.getMessage());
+        assertTrue(lease.isHeld(), "a refused extension leaves the lease as it was");
+        lease.close();
     }
 
     @Test
