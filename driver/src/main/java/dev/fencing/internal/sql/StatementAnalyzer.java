@@ -96,6 +96,8 @@ public final class StatementAnalyzer {
     /** The connection that planned the last schema change: its own reading of the metadata sees it. */
     private volatile java.lang.ref.WeakReference<Connection> schemaChangedOn;
     private volatile long lastLearnedNanos;
+    /** The fence column of each row-mode table, checked on this database when a write first names it. */
+    private final FenceColumnCheck fenceColumns;
 
     public StatementAnalyzer(FencingConfig config, Dialect dialect) {
         this.config = config;
@@ -108,6 +110,12 @@ public final class StatementAnalyzer {
         this.epochTables = config.hasEpochTables();
         this.guard = config.guardRequired();
         this.fenceSlot = FenceSlot.of(dialect, guard);
+        this.fenceColumns = new FenceColumnCheck(config);
+    }
+
+    /** The check of the fenced tables' fence column on this analyzer's database. */
+    public FenceColumnCheck fenceColumns() {
+        return fenceColumns;
     }
 
     public FencingConfig config() {
