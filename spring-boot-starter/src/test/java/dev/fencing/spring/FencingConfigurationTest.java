@@ -21,7 +21,6 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.liquibase.autoconfigure.LiquibaseAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
@@ -110,7 +109,7 @@ class FencingConfigurationTest {
 
     @Test
     void liquibaseMigratesFencedTablesThroughTheUnwrappedDataSource(DataSource scratch) {
-        runner.withConfiguration(AutoConfigurations.of(LiquibaseAutoConfiguration.class))
+        runner.withConfiguration(AutoConfigurations.of(BootLineAutoConfigurations.LIQUIBASE))
                 .withPropertyValues("fencing.tables=ledger", "spring.liquibase.change-log=classpath:db/changelog/ledger.sql")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
