@@ -23,7 +23,7 @@ public class FencingConfigurationException extends IllegalArgumentException {
     }
 
     public FencingConfigurationException(String description, String action, Throwable cause) {
-        super(description + "; " + action, cause);
+        super(description + ". " + action, cause);
         this.description = description;
         this.action = action;
     }
