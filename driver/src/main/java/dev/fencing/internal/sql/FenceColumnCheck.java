@@ -12,6 +12,7 @@ import java.sql.SQLException;
 import java.sql.Types;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
@@ -23,16 +24,25 @@ import java.util.concurrent.ConcurrentHashMap;
  * does not exist"), which names neither fencing nor the setting to change.
  *
  * <p>A table the metadata does not show yet (Flyway or Hibernate create it later, or the
- * statement is about to fail on the missing table anyway) is not remembered, so it is checked
- * when it is next named; a table that passed is remembered and costs a set lookup afterwards.
- * Epoch-mode tables carry no fence column and are not checked.
+ * statement is about to fail on the missing table anyway) is looked up again when it is next
+ * named, at most once a second, so that a table the lookup cannot
+ * see (on PostgreSQL's {@code search_path} beyond the current schema, a temporary table, a stub
+ * driver) costs no metadata query per write. A table that passed is remembered and costs a set
+ * lookup afterwards. Epoch-mode tables carry no fence column and are not checked. The check gives
+ * a clear message; it is not what keeps writes safe (the spliced check names the column, and
+ * the database refuses a statement whose column is missing).
  */
 public final class FenceColumnCheck {
 
     private final FencingConfig config;
     private final FencedTableSet tables;
+    /** Between two lookups of a table the metadata did not show: one second. */
+    static final long MISSING_RECHECK_NANOS = 1_000_000_000L;
+
     /** The configured tables (as written) whose column passed on this database. */
     private final Set<String> passed = ConcurrentHashMap.newKeySet();
+    /** The configured tables the metadata did not show, with when that was ({@link System#nanoTime}). */
+    private final Map<String, Long> missingSince = new ConcurrentHashMap<>();
 
     FenceColumnCheck(FencingConfig config) {
         this.config = config;
@@ -50,12 +60,20 @@ public final class FenceColumnCheck {
         if (table == null || passed.contains(table)) {
             return;
         }
+        Long missing = missingSince.get(table);
+        long now = System.nanoTime();
+        if (missing != null && now - missing < MISSING_RECHECK_NANOS) {
+            return;
+        }
         TableName name = tables.fencedTableFor(TableName.parse(table));
         if (name == null || tables.modeOf(name) == FencingConfig.Mode.EPOCH) {
             return;
         }
         if (check(database, name)) {
             passed.add(table);
+            missingSince.remove(table);
+        } else {
+            missingSince.put(table, now);
         }
     }
 
