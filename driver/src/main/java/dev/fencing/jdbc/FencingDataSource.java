@@ -15,6 +15,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.util.Objects;
+import java.util.Set;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
 
@@ -80,6 +81,15 @@ public final class FencingDataSource implements DataSource, AutoCloseable {
     /** The configuration this data source fences with. */
     public FencingConfig config() {
         return config;
+    }
+
+    /**
+     * The fenced tables (as configured) whose fence column this data source has checked and found
+     * (the column exists and holds integers). A row-mode table is checked the first time a fenced
+     * write names it; epoch-mode tables have no column and never appear.
+     */
+    public Set<String> fenceColumnsChecked() {
+        return context.fenceColumnsChecked();
     }
 
     @Override

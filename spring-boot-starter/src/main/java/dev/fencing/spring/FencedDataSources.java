@@ -10,6 +10,7 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 import javax.sql.DataSource;
 
 import org.springframework.beans.factory.config.BeanPostProcessor;
@@ -152,6 +153,13 @@ final class FencedDataSources implements BeanPostProcessor, Ordered {
     /** The data sources wrapped so far, unwrapped. */
     synchronized List<DataSource> delegates() {
         return new ArrayList<>(delegates.values());
+    }
+
+    /** The fenced tables whose fence column a wrapped data source has checked and found, sorted. */
+    synchronized List<String> fenceColumnsChecked() {
+        TreeSet<String> checked = new TreeSet<>();
+        byName.values().forEach(fenced -> checked.addAll(fenced.fenceColumnsChecked()));
+        return new ArrayList<>(checked);
     }
 
     /** The names of the beans wrapped so far. */

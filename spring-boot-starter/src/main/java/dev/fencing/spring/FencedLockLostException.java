@@ -1,14 +1,13 @@
 package dev.fencing.spring;
 
-import org.springframework.dao.NonTransientDataAccessException;
-
 /**
  * A {@link FencedLock} lease was found lost (its TTL ran out, or a renewal found the lock in other
  * hands) before the transaction inside the annotated method committed (the commit was refused and
  * the transaction rolled back), or before the method started (it did not run). Calling the
- * annotated method again takes a new lease.
+ * annotated method again takes a new lease. A {@link FencingDataAccessException} (with no table
+ * and no SQLException), so that code handling fencing's refusals handles this one too.
  */
-public class FencedLockLostException extends NonTransientDataAccessException {
+public class FencedLockLostException extends FencingDataAccessException {
 
     private final String resource;
     private final long fence;
@@ -19,7 +18,7 @@ public class FencedLockLostException extends NonTransientDataAccessException {
     }
 
     public FencedLockLostException(String resource, long fence, String message) {
-        super(message);
+        super(message, null);
         this.resource = resource;
         this.fence = fence;
     }

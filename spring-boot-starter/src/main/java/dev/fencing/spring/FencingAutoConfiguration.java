@@ -49,6 +49,12 @@ public class FencingAutoConfiguration {
     /** Before the transaction advisor (Ordered.LOWEST_PRECEDENCE by default), so the lock is outside the transaction. */
     static final int ADVISOR_ORDER = Ordered.LOWEST_PRECEDENCE - 1000;
 
+    /** First of all: on a Spring Boot line this build is not for, nothing below would apply as documented. */
+    @Bean
+    static BootLineCheck fencingBootLineCheck() {
+        return new BootLineCheck();
+    }
+
     @Bean
     @ConditionalOnProperty(name = FencingKeys.ENABLED, havingValue = "true", matchIfMissing = true)
     static FencedDataSources fencedDataSources(Environment environment) {
@@ -60,6 +66,12 @@ public class FencingAutoConfiguration {
     SmartInitializingSingleton fencingListenerRegistration(ObjectProvider<FencedDataSources> fencedDataSources,
                                                            ObjectProvider<FencingListener> listeners) {
         return () -> fencedDataSources.ifAvailable(fenced -> listeners.orderedStream().forEach(fenced::addListener));
+    }
+
+    @Bean
+    FencingStartupReport fencingStartupReport(ObjectProvider<FencedDataSources> fencedDataSources,
+                                              ObjectProvider<FencedLocks> locks) {
+        return new FencingStartupReport(fencedDataSources, locks);
     }
 
     @Bean
@@ -101,8 +113,9 @@ public class FencingAutoConfiguration {
         }
         if (store == FencingSettings.Store.REDIS) {
             if (!lettuce) {
-                throw new IllegalStateException(FencingKeys.LOCK_STORE + "=redis needs Lettuce (io.lettuce:lettuce-core) "
-                        + "on the class path");
+                throw new FencingConfigurationException(FencingKeys.LOCK_STORE + "=redis needs Lettuce, which is not"
+                        + " on the class path", "Add io.lettuce:lettuce-core (spring-boot-starter-data-redis brings it), or set "
+                        + FencingKeys.LOCK_STORE + "=jdbc");
             }
             RedisLocation location = settings.redisLocation();
             RedisFencedLocks.Builder builder = RedisFencedLocks.builder(location.uri())
@@ -116,8 +129,9 @@ public class FencingAutoConfiguration {
         }
         DataSource primary = dataSources.getIfUnique();
         if (primary == null) {
-            throw new IllegalStateException("the jdbc lock store needs one primary DataSource bean; found none, or several "
-                    + "without @Primary (or set " + FencingKeys.LOCK_STORE + "=redis)");
+            throw new FencingConfigurationException("the jdbc lock store needs one primary DataSource bean; found none,"
+                    + " or several without @Primary", "Mark one DataSource bean @Primary, set " + FencingKeys.LOCK_STORE
+                    + "=redis, or define a FencedLocks bean of your own");
         }
         FencedDataSources fenced = fencedDataSources.getIfAvailable();
         DataSource raw = fenced == null ? primary : fenced.unwrapped(primary);
@@ -128,8 +142,9 @@ public class FencingAutoConfiguration {
                 locks.createTable();
             } catch (SQLException e) {
                 locks.close();
-                throw new IllegalStateException("cannot create the lock table " + settings.jdbcTable() + " (set "
-                        + FencingKeys.LOCK_JDBC_CREATE_TABLE + "=false and create it yourself): " + e.getMessage(), e);
+                throw new FencingConfigurationException("cannot create the lock table " + settings.jdbcTable() + ": "
+                        + e.getMessage(), "Grant the application's user the right to create it, or set "
+                        + FencingKeys.LOCK_JDBC_CREATE_TABLE + "=false and create it yourself", e);
             }
         }
         return locks;

@@ -1,35 +1,21 @@
 package dev.fencing.spring;
 
-import dev.fencing.lock.FencedLocks;
-
 import io.micrometer.core.instrument.MeterRegistry;
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
-import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
-import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 
 /**
- * The health indicator {@code fencing}, the Micrometer meters of the lock and the driver, and the
+ * The health indicator {@code fencing} ({@code FencingHealthConfiguration}, one per Spring Boot line:
+ * Boot 4 moved the health API to another package), the Micrometer meters of the lock and the driver, and the
  * Hikari pool meters that wrapping would otherwise hide.
  */
 @AutoConfiguration(after = FencingAutoConfiguration.class)
+@Import(FencingHealthConfiguration.class)
 public class FencingObservabilityConfiguration {
-
-    @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(HealthIndicator.class)
-    @ConditionalOnEnabledHealthIndicator("fencing")
-    static class Health {
-
-        @Bean
-        @ConditionalOnBean(FencedLocks.class)
-        HealthIndicator fencingHealthIndicator(FencedLocks locks, ObjectProvider<FencedDataSources> dataSources) {
-            return new FencingHealthIndicator(locks, dataSources.getIfAvailable());
-        }
-    }
 
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(MeterRegistry.class)

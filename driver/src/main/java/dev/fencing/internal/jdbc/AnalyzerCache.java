@@ -6,6 +6,8 @@ import dev.fencing.internal.sql.StatementAnalyzer;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The analyzers of one {@link ConnectionContext}, one per (dialect, database URL), so that every
@@ -38,6 +40,13 @@ final class AnalyzerCache {
     /** The analyzer for connections of {@code dialect} to the database at {@code url} (null when unknown). */
     synchronized StatementAnalyzer get(Dialect dialect, String url) {
         return analyzers.computeIfAbsent(new Key(dialect, url), key -> new StatementAnalyzer(config, dialect));
+    }
+
+    /** The fenced tables whose fence column passed its check on any of these databases, sorted. */
+    synchronized Set<String> fenceColumnsChecked() {
+        Set<String> checked = new TreeSet<>();
+        analyzers.values().forEach(analyzer -> checked.addAll(analyzer.fenceColumns().passed()));
+        return checked;
     }
 
     synchronized int size() {

@@ -11,6 +11,7 @@ import java.sql.SQLException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * What the fenced connections of one entry path share, and the one way a connection gets fenced
@@ -91,6 +92,11 @@ public final class ConnectionContext {
 
     FencingConfig config() {
         return config;
+    }
+
+    /** The fenced tables whose fence column passed its check on a connection of this context. */
+    public Set<String> fenceColumnsChecked() {
+        return analyzers.fenceColumnsChecked();
     }
 
     public Listeners listeners() {

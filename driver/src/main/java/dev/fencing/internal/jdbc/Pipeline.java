@@ -186,6 +186,7 @@ final class Pipeline {
             if (plan.writesEpochTable()) {
                 admitEpoch(plan, into.fence, into.lock);
             }
+            analyzer.fenceColumns().require(plan, connection.database());
         }
     }
 

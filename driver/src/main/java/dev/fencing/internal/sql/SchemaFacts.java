@@ -238,7 +238,7 @@ final class SchemaFacts {
     }
 
     /** A table as the metadata names it. */
-    private record Located(String catalog, String schema, String name) {
+    record Located(String catalog, String schema, String name) {
     }
 
     /** A foreign key of a child: its parent and its rules ({@link DatabaseMetaData#importedKeyCascade} ..). */
@@ -268,7 +268,11 @@ final class SchemaFacts {
         };
     }
 
-    private static List<Located> locate(DatabaseMetaData metadata, TableName table, String currentSchema,
+    /**
+     * Where {@code table} is: in its own schema when qualified, else where the connection's
+     * unqualified names go (its current schema, or MariaDB's current database).
+     */
+    static List<Located> locate(DatabaseMetaData metadata, TableName table, String currentSchema,
                                         String currentCatalog) throws SQLException {
         Set<Located> found = new LinkedHashSet<>();
         String namespace = table.schema() != null ? table.schema() : currentSchema != null ? currentSchema : currentCatalog;

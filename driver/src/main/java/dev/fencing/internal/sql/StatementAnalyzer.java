@@ -64,6 +64,8 @@ public final class StatementAnalyzer {
     /** The connection that planned the last schema change: its own reading of the metadata sees it. */
     private volatile java.lang.ref.WeakReference<Connection> schemaChangedOn;
     private volatile long lastLearnedNanos;
+    /** The fence column of each row-mode table, checked on this database when a write first names it. */
+    private final FenceColumnCheck fenceColumns;
 
     public StatementAnalyzer(FencingConfig config, Dialect dialect) {
         this.config = config;
@@ -76,6 +78,12 @@ public final class StatementAnalyzer {
         this.parser = new SqlParser(dialect, config.parseTimeoutMillis());
         this.guard = config.guardRequired();
         this.fenceSlot = FenceSlot.of(dialect, guard);
+        this.fenceColumns = new FenceColumnCheck(config);
+    }
+
+    /** The check of the fenced tables' fence column on this analyzer's database. */
+    public FenceColumnCheck fenceColumns() {
+        return fenceColumns;
     }
 
     public FencingConfig config() {

@@ -31,6 +31,7 @@ class CompatibilityTableTest {
                 .contains("jetcd " + property("pom.xml", "jetcd.version"))
                 .contains("Spring Boot " + property("spring-boot-starter/pom.xml", "spring-boot.version"))
                 .contains("Spring Boot " + property("integration-tests/pom.xml", "spring-boot.version"))
+                .contains("Spring Boot " + property("spring-boot3-starter/pom.xml", "spring-boot.version"))
                 .contains("jOOQ " + property("integration-tests/pom.xml", "jooq.version"))
                 .contains("MyBatis " + property("integration-tests/pom.xml", "mybatis.version"))
                 .contains("DBCP " + minor(property("agent/pom.xml", "dbcp2.version")))

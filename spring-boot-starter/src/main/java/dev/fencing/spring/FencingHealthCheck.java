@@ -8,57 +8,64 @@ import dev.fencing.lock.LockAcquisitionException;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import javax.sql.DataSource;
 
-import org.springframework.boot.health.contributor.Health;
-import org.springframework.boot.health.contributor.HealthIndicator;
-
 /**
- * Health of fencing ({@code /actuator/health/fencing}): UP when the lock store answers an acquire
- * of the resource {@value #PROBE} (taken and released at once; a probe held by a concurrent check
- * counts as an answer), DOWN with the store's error otherwise. With
+ * Health of fencing, apart from the Spring Boot line's health API ({@code FencingHealthIndicator}
+ * of each line turns a {@link Report} into its {@code Health}): UP when the lock store answers an
+ * acquire of the resource {@value #PROBE} (taken and released at once; a probe held by a concurrent
+ * check counts as an answer), DOWN with the store's error otherwise. With
  * {@code fencing.database-guard=required} it is also DOWN while the guard of a wrapped data source
  * is missing or outdated ({@link DatabaseGuard#verify}), since every fenced write then fails closed.
- * Details name the lock store (no credentials) and the wrapped data source beans.
+ * Details name the lock store (no credentials), the wrapped data source beans, the fenced tables
+ * and the tables whose fence column the driver has checked so far.
  */
-final class FencingHealthIndicator implements HealthIndicator {
+final class FencingHealthCheck {
 
     static final String PROBE = "fencing-health-probe";
+
+    /** UP or DOWN, with the details to show. */
+    record Report(boolean up, Map<String, Object> details) {
+    }
 
     private final FencedLocks locks;
     private final FencedDataSources dataSources;
 
-    FencingHealthIndicator(FencedLocks locks, FencedDataSources dataSources) {
+    FencingHealthCheck(FencedLocks locks, FencedDataSources dataSources) {
         this.locks = locks;
         this.dataSources = dataSources;
     }
 
-    @Override
-    public Health health() {
-        Health.Builder health;
+    Report check() {
+        Map<String, Object> details = new LinkedHashMap<>();
+        boolean up = true;
         try {
             Optional<Lease> probe = locks.tryAcquire(PROBE, Duration.ofSeconds(5));
             probe.ifPresent(Lease::close);
-            health = Health.up();
         } catch (LockAcquisitionException e) {
-            health = Health.down().withDetail("lockStoreError", e.reason() + ": " + e.getMessage());
+            up = false;
+            details.put("lockStoreError", e.reason() + ": " + e.getMessage());
         }
         if (dataSources != null && dataSources.config().guardRequired()) {
             List<String> problems = guardProblems();
             if (!problems.isEmpty()) {
-                health.down().withDetail("databaseGuard", problems);
+                up = false;
+                details.put("databaseGuard", problems);
             } else {
-                health.withDetail("databaseGuard", "installed and current");
+                details.put("databaseGuard", "installed and current");
             }
         }
-        health.withDetail("lockStore", locks.toString());
-        health.withDetail("fencedDataSources", dataSources == null ? List.of() : dataSources.beanNames());
+        details.put("lockStore", locks.toString());
+        details.put("fencedDataSources", dataSources == null ? List.of() : dataSources.beanNames());
         if (dataSources != null) {
-            health.withDetail("fencedTables", dataSources.config().tables().stream().map(Object::toString).toList());
+            details.put("fencedTables", dataSources.config().tables().stream().map(Object::toString).toList());
+            details.put("fenceColumnChecked", dataSources.fenceColumnsChecked());
         }
-        return health.build();
+        return new Report(up, details);
     }
 
     /** What {@link DatabaseGuard#verify} says about each wrapped data source; empty when all are guarded. */
