@@ -301,8 +301,13 @@ public final class MatrixSample {
                 LiarDataSource liar = new LiarDataSource(ownDataSource(database, url));
                 return liar::getConnection;
             }
-            default:
-                throw new IllegalArgumentException("unknown source " + source);
+            default: {
+                Connections more = HandoutSources.open(source, database, url, table);
+                if (more == null) {
+                    throw new IllegalArgumentException("unknown source " + source);
+                }
+                return more;
+            }
         }
     }
 
