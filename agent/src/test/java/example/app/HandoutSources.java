@@ -33,23 +33,23 @@ final class HandoutSources {
         switch (source) {
             case "vibur": {
                 ViburDBCPDataSource pool = vibur(url, false);
-                return closing(pool::getConnection, pool);
+                return MatrixSample.closing(pool::getConnection, pool);
             }
             case "vibur-nonpooled": {
                 // ViburDataSource.getNonPooledConnection(): a connection straight from the driver, outside the pool
                 ViburDBCPDataSource pool = vibur(url, false);
-                return closing(pool::getNonPooledConnection, pool);
+                return MatrixSample.closing(pool::getNonPooledConnection, pool);
             }
             case "vibur-raw": {
                 // the pool service behind the data source: its holder's rawConnection() is public API
                 ViburDBCPDataSource pool = vibur(url, false);
-                return closing(() -> pool.getPool().take().rawConnection(), pool);
+                return MatrixSample.closing(() -> pool.getPool().take().rawConnection(), pool);
             }
             case "vibur-taken": {
                 // connection tracking: getTakenConnections() lists each taken connection with the pool's proxy
                 ViburDBCPDataSource pool = vibur(url, true);
                 List<Connection> held = new java.util.ArrayList<>();
-                return closing(() -> {
+                return MatrixSample.closing(() -> {
                     held.add(pool.getConnection());
                     TakenConnection[] taken = pool.getTakenConnections();
                     return taken[taken.length - 1].getProxyConnection();
@@ -62,26 +62,26 @@ final class HandoutSources {
             }
             case "ucp": {
                 PoolDataSource pool = ucp(url);
-                return closing(pool::getConnection, () -> { });
+                return MatrixSample.closing(pool::getConnection, () -> { });
             }
             case "ucp-user": {
                 // PoolDataSource.getConnection(user, password)
                 PoolDataSource pool = ucp(url);
-                return closing(() -> pool.getConnection(user(url), ""), () -> { });
+                return MatrixSample.closing(() -> pool.getConnection(user(url), ""), () -> { });
             }
             case "ucp-builder": {
                 // JDBC 4.3's connection builder, UCP's own UCPConnectionBuilder
                 PoolDataSource pool = ucp(url);
-                return closing(() -> pool.createConnectionBuilder().build(), () -> { });
+                return MatrixSample.closing(() -> pool.createConnectionBuilder().build(), () -> { });
             }
             case "agroal-poolless": {
                 AgroalDataSource pool = agroal(url, database, AgroalDataSourceConfiguration.DataSourceImplementation.AGROAL_POOLLESS, false);
-                return closing(pool::getConnection, pool);
+                return MatrixSample.closing(pool::getConnection, pool);
             }
             case "agroal-xa": {
                 // Agroal over the driver's XADataSource (connectionProviderClass), as for JTA
                 AgroalDataSource pool = agroal(url, database, AgroalDataSourceConfiguration.DataSourceImplementation.AGROAL, true);
-                return closing(pool::getConnection, pool);
+                return MatrixSample.closing(pool::getConnection, pool);
             }
             case "agroal-interceptor":
                 return interceptor(agroal(url, database, AgroalDataSourceConfiguration.DataSourceImplementation.AGROAL, false), table);
@@ -174,20 +174,6 @@ final class HandoutSources {
             @Override
             public void close() {
                 pool.close();
-            }
-        };
-    }
-
-    private static MatrixSample.Connections closing(MatrixSample.Connections connections, AutoCloseable resource) {
-        return new MatrixSample.Connections() {
-            @Override
-            public Connection get() throws SQLException {
-                return connections.get();
-            }
-
-            @Override
-            public void close() throws Exception {
-                resource.close();
             }
         };
     }

@@ -523,7 +523,7 @@ public final class MatrixSample {
         }
     }
 
-    private static Connections closing(Connections connections, AutoCloseable resource) {
+    static Connections closing(Connections connections, AutoCloseable resource) {
         return new Connections() {
             @Override
             public Connection get() throws SQLException {

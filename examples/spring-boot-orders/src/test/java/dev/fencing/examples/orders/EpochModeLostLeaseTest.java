@@ -66,17 +66,7 @@ class EpochModeLostLeaseTest {
         @Bean
         @Primary
         PaymentGateway stallingGateway() {
-            return new PaymentGateway() {
-                @Override
-                public void charge(long orderId, long amount) {
-                    PAUSES.pauseAt(LostLeaseScenario.B_STALLS);
-                }
-
-                @Override
-                public void releaseHold(long orderId) {
-                    PAUSES.pauseAt(LostLeaseScenario.A_STALLS);
-                }
-            };
+            return LostLeaseScenario.stallingGateway(PAUSES);
         }
 
         @Bean

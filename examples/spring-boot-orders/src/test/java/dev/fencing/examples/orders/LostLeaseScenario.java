@@ -36,6 +36,21 @@ final class LostLeaseScenario implements AutoCloseable {
         this.pauses = pauses;
     }
 
+    /** The gateway where A and B stall: each call waits at its pause point until the test releases it. */
+    static PaymentGateway stallingGateway(PauseInjector pauses) {
+        return new PaymentGateway() {
+            @Override
+            public void charge(long orderId, long amount) {
+                pauses.pauseAt(B_STALLS);
+            }
+
+            @Override
+            public void releaseHold(long orderId) {
+                pauses.pauseAt(A_STALLS);
+            }
+        };
+    }
+
     /** Up to the moment A wakes: A holds a lost lease, B holds the lock and has read, not written, the order. */
     void untilTheStaleHolderWakes() throws Exception {
         payments.place(42);
