@@ -43,7 +43,7 @@ public final class FenceHolders {
         HOLDERS.add(holder);
         int size = HOLDERS.size();
         if (size >= SWEEP_AT.get()) {
-            HOLDERS.removeIf(held -> held.thread() == null || !held.thread().isAlive());
+            HOLDERS.removeIf(FenceHolders::gone);
             SWEEP_AT.set(Math.max(256, 2 * HOLDERS.size()));
         }
     }
@@ -65,6 +65,11 @@ public final class FenceHolders {
             }
         }
         return others;
+    }
+
+    private static boolean gone(Holder holder) {
+        Thread thread = holder.thread();
+        return thread == null || !thread.isAlive();
     }
 
     /**
