@@ -301,8 +301,13 @@ public final class MatrixSample {
                 LiarDataSource liar = new LiarDataSource(ownDataSource(database, url));
                 return liar::getConnection;
             }
-            default:
-                throw new IllegalArgumentException("unknown source " + source);
+            default: {
+                Connections more = HandoutSources.open(source, database, url, table);
+                if (more == null) {
+                    throw new IllegalArgumentException("unknown source " + source);
+                }
+                return more;
+            }
         }
     }
 
@@ -518,7 +523,7 @@ public final class MatrixSample {
         }
     }
 
-    private static Connections closing(Connections connections, AutoCloseable resource) {
+    static Connections closing(Connections connections, AutoCloseable resource) {
         return new Connections() {
             @Override
             public Connection get() throws SQLException {

@@ -1,5 +1,8 @@
 package dev.fencing;
 
+import dev.fencing.internal.fence.FenceHolders;
+
+import java.lang.ref.WeakReference;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -31,7 +34,8 @@ import java.util.concurrent.Callable;
  */
 public final class Fence {
 
-    private static final ThreadLocal<Frame> CURRENT = new ThreadLocal<>();
+    /** Each thread's stack of scopes; created (and registered with {@link FenceHolders}) at its first scope. */
+    private static final ThreadLocal<Stack> CURRENT = new ThreadLocal<>();
 
     private Fence() {
     }
@@ -83,7 +87,7 @@ public final class Fence {
         long token = captured == null ? 0 : captured.token;
         String lockName = captured == null ? null : captured.lockName;
         return () -> {
-            Frame previous = CURRENT.get();
+            Frame previous = top();
             install(token == 0 ? null : new Frame(token, lockName, null));
             try {
                 task.run();
@@ -100,7 +104,7 @@ public final class Fence {
         long token = captured == null ? 0 : captured.token;
         String lockName = captured == null ? null : captured.lockName;
         return () -> {
-            Frame previous = CURRENT.get();
+            Frame previous = top();
             install(token == 0 ? null : new Frame(token, lockName, null));
             try {
                 return task.call();
@@ -114,8 +118,8 @@ public final class Fence {
         if (token <= 0) {
             throw new IllegalArgumentException("a fencing token must be > 0, got " + token);
         }
-        Frame frame = new Frame(token, lockName, CURRENT.get());
-        CURRENT.set(frame);
+        Frame frame = new Frame(token, lockName, top());
+        install(frame);
         return new Scope(frame, Thread.currentThread());
     }
 
@@ -125,7 +129,7 @@ public final class Fence {
      * dropped when it is the newest and closed.
      */
     private static Frame open() {
-        Frame top = CURRENT.get();
+        Frame top = top();
         if (top == null || !top.closed) {
             return top;
         }
@@ -137,11 +141,59 @@ public final class Fence {
         return frame;
     }
 
+    private static Frame top() {
+        Stack stack = CURRENT.get();
+        return stack == null ? null : stack.top;
+    }
+
     private static void install(Frame frame) {
-        if (frame == null) {
-            CURRENT.remove();
-        } else {
-            CURRENT.set(frame);
+        Stack stack = CURRENT.get();
+        if (stack == null) {
+            if (frame == null) {
+                return; // a thread that never had a scope needs no stack
+            }
+            stack = new Stack(Thread.currentThread());
+            CURRENT.set(stack);
+            FenceHolders.register(stack);
+        }
+        stack.top = frame;
+    }
+
+    /**
+     * One thread's scopes: the newest frame, written only by its thread. Other threads read it
+     * (racily, which is enough) only to name the threads holding a fence in a refusal's message.
+     */
+    private static final class Stack implements FenceHolders.Holder {
+        private final WeakReference<Thread> thread;
+        Frame top;
+
+        Stack(Thread thread) {
+            this.thread = new WeakReference<>(thread);
+        }
+
+        @Override
+        public Thread thread() {
+            return thread.get();
+        }
+
+        @Override
+        public boolean holdsFence() {
+            return openFrame() != null;
+        }
+
+        @Override
+        public String lockName() {
+            Frame frame = openFrame();
+            return frame == null ? null : frame.lockName;
+        }
+
+        /** The newest open frame, without dropping the closed ones (only the owning thread does that). */
+        private Frame openFrame() {
+            Frame frame = top;
+            while (frame != null && frame.closed) {
+                frame = frame.previous;
+            }
+            return frame;
         }
     }
 

@@ -22,7 +22,8 @@ import java.util.zip.Deflater;
 /**
  * Puts the classes that must exist once per JVM on the bootstrap class loader's search path:
  * {@code dev.fencing.Fence} (the thread's fence: one copy for the application, the fenced
- * connections and the lock hooks), {@code dev.fencing.Fenced}, and the agent's bridge
+ * connections and the lock hooks) with {@code dev.fencing.internal.fence.FenceHolders} (which
+ * threads hold a fence, for refusals' messages), {@code dev.fencing.Fenced}, and the agent's bridge
  * ({@code dev.fencing.agent.bootstrap}), which instrumented classes of every class loader call.
  *
  * <p>Class loaders ask their parent first, so once these classes are on the bootstrap path the
@@ -66,7 +67,8 @@ final class BootstrapJar {
         /** True for the entries that go on the bootstrap path. */
         boolean belongs(String entry) {
             return fence && (entry.equals("dev/fencing/Fence.class")
-                    || entry.startsWith("dev/fencing/Fence$") && entry.endsWith(".class"))
+                    || entry.startsWith("dev/fencing/Fence$") && entry.endsWith(".class")
+                    || entry.startsWith(FENCE_HOLDERS) && entry.endsWith(".class"))
                     || fenced && entry.equals("dev/fencing/Fenced.class")
                     || entry.startsWith("dev/fencing/agent/bootstrap/") && entry.endsWith(".class");
         }
@@ -161,9 +163,16 @@ final class BootstrapJar {
         }
     }
 
+    /**
+     * The threads holding a fence, which {@code Fence} registers with and the driver's refusals
+     * read: it goes where {@code Fence} goes, so that there is one registry and the refusals
+     * (loaded by another loader) reach it through its public methods.
+     */
+    private static final String FENCE_HOLDERS = "dev/fencing/internal/fence/FenceHolders";
+
     /** The classes that go on the bootstrap path with all their nest members, by name: no scan of the agent jar. */
     private static final List<String> ROOTS = List.of("dev/fencing/Fence", "dev/fencing/Fenced",
-            "dev/fencing/agent/bootstrap/AgentBridge");
+            "dev/fencing/agent/bootstrap/AgentBridge", FENCE_HOLDERS);
 
     /** Copies the bootstrap classes of the agent jar (or classes directory) into {@code target}. */
     private static List<String> write(Path agent, Path target, Selection selection) throws IOException {

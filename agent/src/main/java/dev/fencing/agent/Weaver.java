@@ -80,6 +80,8 @@ final class Weaver {
             // Agroal takes the connection of its XAConnection in ConnectionHandler's constructor, called here
             "io.agroal.pool.ConnectionPool$CreateConnectionTask", Set.of("call"),
             "io.agroal.pool.Poolless", Set.of("createConnection"),
+            // Vibur opens the connections it keeps (on its own threads too) in its ConnectionFactory
+            "org.vibur.dbcp.pool.ConnectionFactory", Set.of("create"),
             // MariaDB's own pool (MariaDbPoolDataSource, Pools.retrievePool): its appender thread opens
             // connections with the static Driver.connect(Configuration), and it reaches the physical
             // connection of its pooled ones with their covariant getConnection() (validation, close)

@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Every way an application opens a connection, under {@code -javaagent:fencing-agent.jar} in a JVM
  * of its own ({@link MatrixSample}), for every JDK of {@link ChildJvm#javas()}: pools (HikariCP,
- * DBCP 2, c3p0, Tomcat JDBC, Agroal, MariaDB's own), {@code DriverManager}, each driver's own
+ * DBCP 2, c3p0, Tomcat JDBC, Agroal, MariaDB's own; under {@code -Plong} Vibur and Oracle UCP), {@code DriverManager}, each driver's own
  * {@code DataSource}, XA and pooled connections, the application's own fencing over other tables,
  * a wrapper that claims to wrap a fenced connection, a virtual thread; on PostgreSQL, MariaDB and
  * H2. Each case writes under the current fence (9), a stale one (5) and none, over a row holding
@@ -40,9 +40,12 @@ class MatrixIT {
             // the pools' own public handouts beside DataSource.getConnection() (HandoutIT runs each in a JVM of its own)
             "hikari-pool", "tomcat-async", "tomcat-pool", "tomcat-getpool", "tomcat-pool-async", "dbcp2-borrow",
             "dbcp2-pooling", "c3p0-pooled");
+    /** Vibur's, Oracle UCP's and Agroal's handouts (example.app.HandoutSources; HandoutIT runs each in a JVM of its own). */
+    private static final List<String> MORE_POOLS = List.of("vibur", "vibur-nonpooled", "vibur-raw", "vibur-taken", "ucp",
+            "ucp-user", "ucp-builder", "agroal-poolless", "agroal-xa");
     private static final Map<String, List<String>> ONLY = Map.of(
-            "pg", List.of("liar", "virtual"),
-            "mariadb", List.of("mariadb-pool", "mariadb-pools", "mariadb-static"),
+            "pg", concat(List.of("liar", "virtual"), MORE_POOLS),
+            "mariadb", concat(List.of("mariadb-pool", "mariadb-pools", "mariadb-static"), MORE_POOLS),
             "h2", List.of("builder"));
 
     /** The default build's slice: each woven entry point at least once per database, each pool once. */
@@ -144,6 +147,12 @@ class MatrixIT {
                 }
             }
         }
+    }
+
+    private static List<String> concat(List<String> first, List<String> second) {
+        List<String> all = new ArrayList<>(first);
+        all.addAll(second);
+        return List.copyOf(all);
     }
 
     /** What follows {@code RESULT <name> } in the output. */

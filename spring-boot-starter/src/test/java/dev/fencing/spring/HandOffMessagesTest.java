@@ -33,6 +33,7 @@ class HandOffMessagesTest extends StarterContextTest {
         assertThatThrownBy(() -> service.onANewThread(41))
                 .isInstanceOf(MissingFenceDataAccessException.class)
                 .hasMessageContaining("no fence in scope on thread 'handoff-worker'")
+                .hasMessageContaining("The fence is held by thread '" + caller + "' (lock 'handoff:41')")
                 .hasMessageContaining("Fence.wrap(task)")
                 .hasMessageContaining("FencingTaskDecorator")
                 .hasMessageNotContaining("self-invocation");
@@ -50,6 +51,7 @@ class HandOffMessagesTest extends StarterContextTest {
                 .cause()
                 .isInstanceOf(MissingFenceDataAccessException.class)
                 .hasMessageNotContaining("on thread '" + caller + "' for a write")
+                .hasMessageContaining("The fence is held by thread '" + caller + "' (lock 'handoff:42')")
                 .hasMessageContaining("Fence.wrap(task)");
 
         assertThat(status(42)).isEqualTo("pending");

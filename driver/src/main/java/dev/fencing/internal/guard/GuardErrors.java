@@ -4,6 +4,7 @@ import dev.fencing.FencingException;
 import dev.fencing.MissingFenceException;
 import dev.fencing.StaleFenceException;
 import dev.fencing.UnfenceableStatementException;
+import dev.fencing.internal.fence.FenceHolders;
 
 import java.sql.SQLException;
 import java.util.OptionalLong;
@@ -109,7 +110,8 @@ public final class GuardErrors {
             Matcher m = MISSING_TEXT.matcher(message);
             String table = m.find() ? m.group(1) : null;
             MissingFenceException missing = new MissingFenceException(table, "the database guard refused a write to fenced"
-                    + " table " + table + ": the session holds no fence. Run the write inside Fence.enter(..) (or a"
+                    + " table " + table + ": the session holds no fence. " + FenceHolders.heldElsewhere()
+                    + "Run the write inside Fence.enter(..) (or a"
                     + " lease's scope); migrations use DatabaseGuard.migrate(..).");
             return attach(missing, sql);
         }

@@ -14,4 +14,9 @@ class LoggingPaymentGateway implements PaymentGateway {
     public void charge(long orderId, long amount) {
         LOG.info("charged {} for order {}", amount, orderId);
     }
+
+    @Override
+    public void releaseHold(long orderId) {
+        LOG.info("released the hold for order {}", orderId);
+    }
 }

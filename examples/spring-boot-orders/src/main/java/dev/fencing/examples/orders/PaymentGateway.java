@@ -7,4 +7,8 @@ package dev.fencing.examples.orders;
 public interface PaymentGateway {
 
     void charge(long orderId, long amount);
+
+    /** Releases the hold on the customer's card for an order that is cancelled; leaves the process too. */
+    default void releaseHold(long orderId) {
+    }
 }

@@ -48,6 +48,30 @@ public class PaymentService {
         return changed == 1 ? Outcome.PAID : Outcome.ALREADY_PAID;
     }
 
+    /**
+     * Cancels a pending order. No {@code @Transactional}: each statement commits on its own, so no
+     * before-commit check of the lease runs, as in much code that writes outside transactions. If
+     * this worker's lease expires while the gateway call stalls, and another worker takes the lock
+     * and reads the order (about to pay it) but has not written it yet, the UPDATE below meets a
+     * row that holds no newer fence: in row mode (the default) it lands, and the other worker's
+     * payment then finds the order cancelled after charging. In epoch mode
+     * ({@code fencing.mode=epoch}) the other worker's first statement claimed the lock's guard
+     * row, and this write is refused ({@link dev.fencing.spring.StaleFenceDataAccessException}).
+     * See {@code docs/spring.md}, "A lost lease and rows the successor has not written".
+     */
+    @FencedLock(resource = "order:#{#orderId}", ttl = "${orders.lock.ttl:30s}", waitTime = "${orders.lock.wait:10s}")
+    public boolean cancel(long orderId) {
+        String status = jdbc.sql("SELECT status FROM orders WHERE id = :id").param("id", orderId)
+                .query(String.class).single();
+        if (!status.equals("pending")) {
+            return false;
+        }
+        gateway.releaseHold(orderId);
+        return jdbc.sql("UPDATE orders SET status = 'cancelled' WHERE id = :id AND status = 'pending'")
+                .param("id", orderId)
+                .update() == 1;
+    }
+
     /** Places a new order. Inserting into a fenced table needs a fence too: the order's lock. */
     @FencedLock(resource = "order:#{#orderId}")
     @Transactional
