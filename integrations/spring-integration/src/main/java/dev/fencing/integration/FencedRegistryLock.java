@@ -103,9 +103,9 @@ final class FencedRegistryLock implements DistributedLock {
     }
 
     @Override
-    public boolean tryLock(Duration waitTime, Duration ttl) throws InterruptedException {
-        long deadline = System.nanoTime() + Math.max(0, waitTime.toNanos());
-        if (!local.tryLock(Math.max(0, waitTime.toNanos()), TimeUnit.NANOSECONDS)) {
+    public boolean tryLock(Duration maxWait, Duration ttl) throws InterruptedException {
+        long deadline = System.nanoTime() + Math.max(0, maxWait.toNanos());
+        if (!local.tryLock(Math.max(0, maxWait.toNanos()), TimeUnit.NANOSECONDS)) {
             return false;
         }
         try {

@@ -59,7 +59,7 @@ public class PaymentService {
      * row, and this write is refused ({@link dev.fencing.spring.StaleFenceDataAccessException}).
      * See {@code docs/spring.md}, "A lost lease and rows the successor has not written".
      */
-    @FencedLock(resource = "order:#{#orderId}", ttl = "${orders.lock.ttl:30s}", waitTime = "${orders.lock.wait:10s}")
+    @FencedLock(resource = "order:#{#orderId}", ttl = "${orders.lock.ttl:30s}", maxWait = "${orders.lock.wait:10s}")
     public boolean cancel(long orderId) {
         String status = jdbc.sql("SELECT status FROM orders WHERE id = :id").param("id", orderId)
                 .query(String.class).single();
