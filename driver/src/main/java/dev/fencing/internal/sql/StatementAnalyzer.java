@@ -189,7 +189,7 @@ public final class StatementAnalyzer {
         lastLearnedNanos = System.nanoTime();
         if (!learned.equals(facts)) {
             Set<TableName> parents = new java.util.HashSet<>();
-            for (String name : learned.cascadeParentNames()) {
+            for (String name : learned.watchedNames()) {
                 parents.add(TableName.of(null, name));
             }
             cascadeParentFilter = parents.isEmpty() ? null : new FencedNameFilter(parents);
@@ -1012,6 +1012,15 @@ public final class StatementAnalyzer {
          * writes, MariaDB's on the parents).
          */
         private String cascadeRefusal(ParsedWrites.ParsedWrite write, WriteSite site, TableName fenced) {
+            String shared = fenced == null ? facts.sharesRows(write.target()) : null;
+            if (shared != null) {
+                // with the guard too: a child's or partition's own writes need not fire the fenced table's triggers
+                fencedTable = firstConfiguredTable();
+                return write.description() + " of " + write.target() + " writes rows of a fenced table (" + shared
+                        + "), where no fence check reaches them; write the fenced rows through the fenced table with "
+                        + "fenced statements, or add " + write.target() + " to fencing.tables so that its writes carry "
+                        + "the fence";
+            }
             String cascade = fenced == null && !guard
                     ? facts.cascadeInto(write.target(), cascadingEvents(write, site)) : null;
             if (cascade == null) {
@@ -1199,7 +1208,8 @@ public final class StatementAnalyzer {
             }
             for (ParsedWrites.ParsedWrite write : writes.writes) {
                 if (fencedTables.fencedTableFor(write.target()) != null
-                        || facts.cascadeInto(write.target(), SchemaFacts.DELETE | SchemaFacts.UPDATE) != null) {
+                        || facts.cascadeInto(write.target(), SchemaFacts.DELETE | SchemaFacts.UPDATE) != null
+                        || facts.sharesRows(write.target()) != null) {
                     return refusal;
                 }
             }
