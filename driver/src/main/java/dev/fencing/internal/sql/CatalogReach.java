@@ -39,22 +39,33 @@ final class CatalogReach {
         }
     }
 
-    /** A foreign key: its child (referencing) and parent tables and their rules ({@link DatabaseMetaData#importedKeyCascade} ..). */
-    record Reference(Located child, Located parent, short deleteRule, short updateRule) {
+    /**
+     * A way a write of {@code parent} writes rows of {@code child}: a foreign key (the child
+     * references the parent, with these rules, {@link DatabaseMetaData#importedKeyCascade} ..), or,
+     * where {@code via} names it, an inheritance edge (both rules {@code CASCADE}).
+     */
+    record Reference(Located child, Located parent, short deleteRule, short updateRule, String via) {
+        Reference(Located child, Located parent, short deleteRule, short updateRule) {
+            this(child, parent, deleteRule, updateRule, null);
+        }
     }
 
-    /** A table whose rows are, or include, rows of a fenced table, and how, for messages. */
-    record Relative(Located table, String how) {
+    /**
+     * A PostgreSQL inheritance edge: {@code child}'s rows are rows of {@code parent} too (a write of
+     * the parent without {@code ONLY} writes them); a partition's writes are also the partitioned
+     * parent's, whose foreign-key actions they fire.
+     */
+    record Inheritance(Located child, Located parent, boolean partition) {
     }
 
     final List<Located> fenced;
     final List<Reference> references;
-    final List<Relative> relatives;
+    final List<Inheritance> inheritance;
 
-    private CatalogReach(List<Located> fenced, List<Reference> references, List<Relative> relatives) {
+    private CatalogReach(List<Located> fenced, List<Reference> references, List<Inheritance> inheritance) {
         this.fenced = fenced;
         this.references = references;
-        this.relatives = relatives;
+        this.inheritance = inheritance;
     }
 
     /** Reads the reach of {@code configured} through {@code connection}. */
@@ -64,7 +75,7 @@ final class CatalogReach {
         return switch (dialect) {
             case POSTGRESQL -> new CatalogReach(rows(connection, PostgresCatalog.FENCED, names, CatalogReach::located),
                     rows(connection, PostgresCatalog.REFERENCES, names, CatalogReach::reference),
-                    rows(connection, PostgresCatalog.RELATIVES, names, CatalogReach::relative));
+                    rows(connection, PostgresCatalog.INHERITANCE, names, CatalogReach::inheritance));
             case MARIADB -> new CatalogReach(rows(connection, MariaDbCatalog.fenced(names), names, CatalogReach::located),
                     rows(connection, MariaDbCatalog.references(names), names, CatalogReach::mariaDbReference), List.of());
             default -> throughMetadata(connection.getMetaData(), configured);
@@ -125,15 +136,9 @@ final class CatalogReach {
                 MariaDbCatalog.rule(row.getString(5)), MariaDbCatalog.rule(row.getString(6)));
     }
 
-    private static Relative relative(ResultSet row) throws SQLException {
-        Located table = new Located(row.getString(2), row.getString(3));
-        String fenced = row.getString(4);
-        boolean partitioned = "p".equals(row.getString(5));
-        String how = "down".equals(row.getString(1))
-                ? table.name() + (partitioned ? " is a partition of fenced table " : " inherits from fenced table ") + fenced
-                : table.name() + (partitioned ? " is the partitioned table holding fenced table "
-                : " is an inheritance parent of fenced table ") + fenced;
-        return new Relative(table, how);
+    private static Inheritance inheritance(ResultSet row) throws SQLException {
+        return new Inheritance(new Located(row.getString(1), row.getString(2)), new Located(row.getString(3), row.getString(4)),
+                "p".equals(row.getString(5)));
     }
 
     /**
@@ -194,37 +199,30 @@ final class CatalogReach {
                 + "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.oid IN (SELECT oid FROM ("
                 + MATCHING + ") m)";
 
-        /** Inheritance (and partition) relatives at any depth, both ways: "down" = children, "up" = parents. */
-        private static final String RELATIVES_CTE = "WITH RECURSIVE fenced AS (" + MATCHING + "), "
-                + "down (oid, fenced, parent_kind) AS ("
-                + "SELECT i.inhrelid, f.relname::text, p.relkind FROM fenced f "
-                + "JOIN pg_catalog.pg_inherits i ON i.inhparent = f.oid JOIN pg_catalog.pg_class p ON p.oid = i.inhparent "
-                + "UNION SELECT i.inhrelid, d.fenced, p.relkind FROM down d "
-                + "JOIN pg_catalog.pg_inherits i ON i.inhparent = d.oid JOIN pg_catalog.pg_class p ON p.oid = i.inhparent), "
-                + "up (oid, fenced, kind) AS ("
-                + "SELECT i.inhparent, f.relname::text, p.relkind FROM fenced f "
-                + "JOIN pg_catalog.pg_inherits i ON i.inhrelid = f.oid JOIN pg_catalog.pg_class p ON p.oid = i.inhparent "
-                + "UNION SELECT i.inhparent, u.fenced, p.relkind FROM up u "
-                + "JOIN pg_catalog.pg_inherits i ON i.inhrelid = u.oid JOIN pg_catalog.pg_class p ON p.oid = i.inhparent) ";
-
-        static final String RELATIVES = RELATIVES_CTE
-                + "SELECT 'down', n.nspname, c.relname, d.fenced, d.parent_kind FROM down d "
-                + "JOIN pg_catalog.pg_class c ON c.oid = d.oid JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
-                + "UNION ALL SELECT 'up', n.nspname, c.relname, u.fenced, u.kind FROM up u "
-                + "JOIN pg_catalog.pg_class c ON c.oid = u.oid JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace";
-
         /**
-         * Foreign keys at any depth from the fenced tables and their relatives (a partition's own
-         * foreign key cascades into fenced rows too; over-reaching only refuses more).
+         * Every table a write can reach from the fenced ones: their foreign keys' parents and their
+         * inheritance relatives both ways (children, parents, partitions), then theirs, at any depth.
          */
-        static final String REFERENCES = RELATIVES_CTE + ", reached (oid) AS ("
-                + "SELECT oid FROM fenced UNION SELECT oid FROM down UNION SELECT oid FROM up "
-                + "UNION SELECT k.confrelid FROM pg_catalog.pg_constraint k JOIN reached r ON k.conrelid = r.oid "
-                + "WHERE k.contype = 'f') "
+        private static final String REACHED = "WITH RECURSIVE fenced AS (" + MATCHING + "), "
+                + "edges (source, target) AS (SELECT conrelid, confrelid FROM pg_catalog.pg_constraint WHERE contype = 'f' "
+                + "UNION ALL SELECT inhrelid, inhparent FROM pg_catalog.pg_inherits "
+                + "UNION ALL SELECT inhparent, inhrelid FROM pg_catalog.pg_inherits), "
+                + "reached (oid) AS (SELECT oid FROM fenced UNION SELECT e.target FROM reached r "
+                + "JOIN edges e ON e.source = r.oid) ";
+
+        /** The foreign keys of the reached tables: child, parent and their actions. */
+        static final String REFERENCES = REACHED
                 + "SELECT cn.nspname, cc.relname, pn.nspname, pc.relname, k.confdeltype, k.confupdtype "
                 + "FROM reached r JOIN pg_catalog.pg_constraint k ON k.conrelid = r.oid AND k.contype = 'f' "
                 + "JOIN pg_catalog.pg_class cc ON cc.oid = k.conrelid JOIN pg_catalog.pg_namespace cn ON cn.oid = cc.relnamespace "
                 + "JOIN pg_catalog.pg_class pc ON pc.oid = k.confrelid JOIN pg_catalog.pg_namespace pn ON pn.oid = pc.relnamespace";
+
+        /** The inheritance edges of the reached tables: child, parent and the parent's kind. */
+        static final String INHERITANCE = REACHED
+                + "SELECT cn.nspname, cc.relname, pn.nspname, pc.relname, pc.relkind "
+                + "FROM reached r JOIN pg_catalog.pg_inherits i ON i.inhrelid = r.oid "
+                + "JOIN pg_catalog.pg_class cc ON cc.oid = i.inhrelid JOIN pg_catalog.pg_namespace cn ON cn.oid = cc.relnamespace "
+                + "JOIN pg_catalog.pg_class pc ON pc.oid = i.inhparent JOIN pg_catalog.pg_namespace pn ON pn.oid = pc.relnamespace";
 
         /** pg_constraint's action codes as {@link DatabaseMetaData}'s rules. */
         static short rule(String code) {
@@ -241,6 +239,9 @@ final class CatalogReach {
     /** MariaDB's information_schema, where a schema is a database; it has no table inheritance. */
     private static final class MariaDbCatalog {
 
+        /** Tables that hold rows: plain and system-versioned (views and sequences hold none of their own). */
+        private static final String TABLES = "TABLE_TYPE IN ('BASE TABLE', 'SYSTEM VERSIONED')";
+
         private static String matching(Names names) {
             return "(LOWER(TABLE_NAME) IN (" + placeholders(names.tables.size()) + ") OR CONCAT(LOWER(TABLE_SCHEMA), '.', "
                     + "LOWER(TABLE_NAME)) IN (" + placeholders(names.qualified.size()) + "))";
@@ -251,13 +252,13 @@ final class CatalogReach {
         }
 
         static String fenced(Names names) {
-            return "SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES WHERE TABLE_TYPE = 'BASE TABLE' AND "
+            return "SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES WHERE " + TABLES + " AND "
                     + matching(names);
         }
 
         static String references(Names names) {
             return "WITH RECURSIVE reached (db, name) AS (SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES "
-                    + "WHERE TABLE_TYPE = 'BASE TABLE' AND " + matching(names) + " UNION "
+                    + "WHERE " + TABLES + " AND " + matching(names) + " UNION "
                     + "SELECT rc.UNIQUE_CONSTRAINT_SCHEMA, rc.REFERENCED_TABLE_NAME FROM information_schema.REFERENTIAL_CONSTRAINTS rc "
                     + "JOIN reached r ON rc.CONSTRAINT_SCHEMA = r.db AND rc.TABLE_NAME = r.name) "
                     + "SELECT rc.CONSTRAINT_SCHEMA, rc.TABLE_NAME, rc.UNIQUE_CONSTRAINT_SCHEMA, rc.REFERENCED_TABLE_NAME, "

@@ -126,18 +126,27 @@ final class SchemaFacts {
         // what shares rows with the fenced tables is read from the whole catalog, so that no
         // current schema, and no switch of it, decides which cascades and relatives are seen
         CatalogReach reach = CatalogReach.read(connection, configured);
-        Set<String> fencedNames = new HashSet<>();
-        reach.fenced.forEach(table -> fencedNames.add(table.folded()));
-        Map<String, String> relatives = new LinkedHashMap<>();
-        for (CatalogReach.Relative relative : reach.relatives) {
-            if (!fencedNames.contains(relative.table().folded())) {
-                relatives.merge(relative.table().folded(), relative.how(), (a, b) -> a);
+        Set<CatalogReach.Located> fenced = Set.copyOf(reach.fenced);
+        List<CatalogReach.Reference> references = new ArrayList<>(reach.references);
+        Set<String> referenced = new LinkedHashSet<>();
+        for (CatalogReach.Reference reference : reach.references) {
+            referenced.add(reference.parent().folded());
+            referenced.add(reference.child().folded());
+        }
+        for (CatalogReach.Inheritance edge : reach.inheritance) {
+            referenced.add(edge.parent().folded());
+            referenced.add(edge.child().folded());
+            short cascade = DatabaseMetaData.importedKeyCascade;
+            // a write of the parent (without ONLY) writes the child's rows; a partition's writes are
+            // the partitioned table's, and fire the foreign-key actions of tables referencing it
+            references.add(new CatalogReach.Reference(edge.child(), edge.parent(), cascade, cascade,
+                    edge.partition() ? "partition" : "inheritance"));
+            if (edge.partition()) {
+                references.add(new CatalogReach.Reference(edge.parent(), edge.child(), cascade, cascade, "partition"));
             }
         }
-        Map<String, Cascade> cascadeParents = cascadeParents(reach);
-        fencedNames.forEach(cascadeParents::remove); // a fenced table is fenced already
-        Set<String> referenced = new LinkedHashSet<>();
-        reach.references.forEach(reference -> referenced.add(reference.parent().folded()));
+        Map<String, Cascade> cascadeParents = cascadeParents(fenced, references);
+        Map<String, String> relatives = RowSharing.relatives(fenced, reach.inheritance);
         return new SchemaFacts(Map.copyOf(keys), Map.copyOf(cascadeParents), Map.copyOf(relatives),
                 Set.copyOf(referenced), guardScope(connection, config));
     }
@@ -147,29 +156,31 @@ final class SchemaFacts {
      * delete or update; a parent's delete reaches a child's delete (CASCADE) or update (SET NULL /
      * SET DEFAULT); a parent's update reaches a child's update (any action). Keyed by folded name.
      */
-    private static Map<String, Cascade> cascadeParents(CatalogReach catalog) {
+    private static Map<String, Cascade> cascadeParents(Set<CatalogReach.Located> fenced,
+                                                       List<CatalogReach.Reference> references) {
         Map<CatalogReach.Located, Integer> reach = new HashMap<>();
         Map<CatalogReach.Located, String> paths = new HashMap<>();
         Map<CatalogReach.Located, String> actions = new HashMap<>();
-        for (CatalogReach.Located table : catalog.fenced) {
+        for (CatalogReach.Located table : fenced) {
             reach.put(table, DELETE | UPDATE);
             paths.put(table, table.folded());
         }
         boolean changed = true;
         while (changed) {
             changed = false;
-            for (CatalogReach.Reference reference : catalog.references) {
+            for (CatalogReach.Reference reference : references) {
                 int childReach = reach.getOrDefault(reference.child(), 0);
                 int parentReach = 0;
                 String action = null;
                 if (reference.deleteRule() == DatabaseMetaData.importedKeyCascade && (childReach & DELETE) != 0
                         || isSet(reference.deleteRule()) && (childReach & UPDATE) != 0) {
                     parentReach |= DELETE;
-                    action = "ON DELETE " + ruleName(reference.deleteRule());
+                    action = reference.via() != null ? reference.via() : "ON DELETE " + ruleName(reference.deleteRule());
                 }
                 if (isWriting(reference.updateRule()) && (childReach & UPDATE) != 0) {
                     parentReach |= UPDATE;
-                    action = action == null ? "ON UPDATE " + ruleName(reference.updateRule()) : action;
+                    action = action != null ? action
+                            : reference.via() != null ? reference.via() : "ON UPDATE " + ruleName(reference.updateRule());
                 }
                 int before = reach.getOrDefault(reference.parent(), 0);
                 if ((before | parentReach) != before) {
@@ -183,7 +194,7 @@ final class SchemaFacts {
         }
         Map<String, Cascade> cascadeParents = new LinkedHashMap<>();
         for (Map.Entry<CatalogReach.Located, Integer> entry : reach.entrySet()) {
-            if (!catalog.fenced.contains(entry.getKey())) {
+            if (!fenced.contains(entry.getKey())) { // by identity: a same-named table elsewhere may be unfenced
                 cascadeParents.merge(entry.getKey().folded(),
                         new Cascade(entry.getValue(), paths.get(entry.getKey()) + " (" + actions.get(entry.getKey()) + ")"),
                         (a, b) -> new Cascade(a.events | b.events, a.path));
