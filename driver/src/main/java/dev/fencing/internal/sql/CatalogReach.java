@@ -149,18 +149,17 @@ final class CatalogReach {
     private static CatalogReach throughMetadata(DatabaseMetaData metadata, Collection<TableName> configured)
             throws SQLException {
         Set<Located> fenced = new LinkedHashSet<>();
-        for (TableName table : configured) {
-            for (String pattern : new String[] {table.table(), table.table().toUpperCase(Locale.ROOT)}) {
-                try (ResultSet rows = metadata.getTables(null, null, pattern, null)) {
-                    while (rows != null && rows.next()) {
-                        String name = rows.getString("TABLE_NAME");
-                        String schema = rows.getString("TABLE_SCHEM");
-                        String namespace = schema != null ? schema : rows.getString("TABLE_CAT");
-                        // patterns treat '_' as a wildcard: keep exact matches only
-                        if (name != null && name.equalsIgnoreCase(table.table()) && (table.schema() == null
-                                || namespace != null && namespace.equalsIgnoreCase(table.schema()))) {
-                            fenced.add(new Located(namespace, name));
-                        }
+        // a pattern matches case-sensitively, and a quoted name may mix cases ("Orders"): every
+        // table is listed and matched here as the driver matches names, without case
+        try (ResultSet rows = metadata.getTables(null, null, "%", null)) {
+            while (rows != null && rows.next()) {
+                String name = rows.getString("TABLE_NAME");
+                String schema = rows.getString("TABLE_SCHEM");
+                String namespace = schema != null ? schema : rows.getString("TABLE_CAT");
+                for (TableName table : configured) {
+                    if (name != null && name.equalsIgnoreCase(table.table()) && (table.schema() == null
+                            || namespace != null && namespace.equalsIgnoreCase(table.schema()))) {
+                        fenced.add(new Located(namespace, name));
                     }
                 }
             }

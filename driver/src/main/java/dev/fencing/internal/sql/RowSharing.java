@@ -39,6 +39,15 @@ final class RowSharing {
         return relatives;
     }
 
+    /** The inheritance children and partitions of the fenced tables, at any depth. */
+    static Set<CatalogReach.Located> descendants(Set<CatalogReach.Located> fenced, List<CatalogReach.Inheritance> edges) {
+        Map<CatalogReach.Located, String> below = new LinkedHashMap<>();
+        for (CatalogReach.Located table : fenced) {
+            walk(table, edges, true, below);
+        }
+        return below.keySet();
+    }
+
     /** Every table below ({@code down}) or above {@code fenced}, described against it. */
     private static void walk(CatalogReach.Located fenced, List<CatalogReach.Inheritance> edges, boolean down,
                              Map<CatalogReach.Located, String> how) {

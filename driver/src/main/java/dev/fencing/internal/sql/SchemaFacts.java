@@ -137,15 +137,16 @@ final class SchemaFacts {
             referenced.add(edge.parent().folded());
             referenced.add(edge.child().folded());
             short cascade = DatabaseMetaData.importedKeyCascade;
-            // a write of the parent (without ONLY) writes the child's rows; a partition's writes are
-            // the partitioned table's, and fire the foreign-key actions of tables referencing it
+            // a write of the parent (without ONLY) writes the child's rows; foreign keys that reference
+            // a partitioned table are in the catalog once per partition too, so need no edge here
             references.add(new CatalogReach.Reference(edge.child(), edge.parent(), cascade, cascade,
                     edge.partition() ? "partition" : "inheritance"));
-            if (edge.partition()) {
-                references.add(new CatalogReach.Reference(edge.parent(), edge.child(), cascade, cascade, "partition"));
-            }
         }
-        Map<String, Cascade> cascadeParents = cascadeParents(fenced, references);
+        // the rows of a fenced table's inheritance children and partitions are fenced rows: a
+        // foreign key declared on one of them cascades into fenced rows as much as the table's own
+        Set<CatalogReach.Located> holdingFencedRows = new HashSet<>(fenced);
+        holdingFencedRows.addAll(RowSharing.descendants(fenced, reach.inheritance));
+        Map<String, Cascade> cascadeParents = cascadeParents(holdingFencedRows, fenced, references);
         Map<String, String> relatives = RowSharing.relatives(fenced, reach.inheritance);
         return new SchemaFacts(Map.copyOf(keys), Map.copyOf(cascadeParents), Map.copyOf(relatives),
                 Set.copyOf(referenced), guardScope(connection, config));
@@ -156,12 +157,13 @@ final class SchemaFacts {
      * delete or update; a parent's delete reaches a child's delete (CASCADE) or update (SET NULL /
      * SET DEFAULT); a parent's update reaches a child's update (any action). Keyed by folded name.
      */
-    private static Map<String, Cascade> cascadeParents(Set<CatalogReach.Located> fenced,
+    private static Map<String, Cascade> cascadeParents(Set<CatalogReach.Located> holdingFencedRows,
+                                                       Set<CatalogReach.Located> fenced,
                                                        List<CatalogReach.Reference> references) {
         Map<CatalogReach.Located, Integer> reach = new HashMap<>();
         Map<CatalogReach.Located, String> paths = new HashMap<>();
         Map<CatalogReach.Located, String> actions = new HashMap<>();
-        for (CatalogReach.Located table : fenced) {
+        for (CatalogReach.Located table : holdingFencedRows) {
             reach.put(table, DELETE | UPDATE);
             paths.put(table, table.folded());
         }

@@ -1259,13 +1259,18 @@ public final class StatementAnalyzer {
             return false;
         }
 
+        /**
+         * True for a fenced table's name, and for a PostgreSQL relative's whose rows are, or
+         * include, fenced rows: DDL on one ({@code DROP} of a partition, {@code ALTER .. TYPE ..
+         * USING} or {@code DROP .. CASCADE} of a parent) changes fenced rows as much.
+         */
         private boolean isFencedName(String identifier) {
             for (TableName table : fencedTables.names()) {
                 if (table.table().equals(identifier)) {
                     return true;
                 }
             }
-            return false;
+            return facts.sharesRows(TableName.of(null, identifier)) != null;
         }
 
         /** The text JSqlParser reads: the original, with what it cannot read but the database does blanked. */
