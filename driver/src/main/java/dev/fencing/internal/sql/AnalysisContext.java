@@ -35,13 +35,18 @@ record AnalysisContext(FencingConfig config, Dialect dialect, FencedTableSet fen
         return fencedTables.names().iterator().next().toString();
     }
 
+    /**
+     * True for a fenced table's name, and for a PostgreSQL relative's whose rows are, or include,
+     * fenced rows: DDL on one ({@code DROP} of a partition, {@code ALTER .. TYPE .. USING} or
+     * {@code DROP .. CASCADE} of a parent) changes fenced rows as much.
+     */
     boolean isFencedName(String identifier) {
         for (TableName table : fencedTables.names()) {
             if (table.table().equals(identifier)) {
                 return true;
             }
         }
-        return false;
+        return facts().sharesRows(TableName.of(null, identifier)) != null;
     }
 
     static String abbreviate(String sql) {

@@ -57,7 +57,8 @@ final class ExplainRule {
         }
         for (ParsedWrites.ParsedWrite write : writes.writes) {
             if (context.fencedTables().fencedTableFor(write.target()) != null
-                    || context.facts().cascadeInto(write.target(), SchemaFacts.DELETE | SchemaFacts.UPDATE) != null) {
+                    || context.facts().cascadeInto(write.target(), SchemaFacts.DELETE | SchemaFacts.UPDATE) != null
+                    || context.facts().sharesRows(write.target()) != null) {
                 return Decision.refuse(refusal);
             }
         }

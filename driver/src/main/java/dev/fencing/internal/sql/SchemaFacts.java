@@ -35,12 +35,17 @@ import java.util.Set;
  */
 final class SchemaFacts {
 
-    static final SchemaFacts NONE = new SchemaFacts(Map.of(), Map.of(), Set.of(), Set.of());
+    static final SchemaFacts NONE = new SchemaFacts(Map.of(), Map.of(), Map.of(), Set.of(), Set.of());
 
     /** Key column sets (folded) per fenced table (folded table name). */
     private final Map<String, List<Set<String>>> keys;
     /** Cascade parents (folded table name): which of their events reach a fenced row, and how. */
     private final Map<String, Cascade> cascadeParents;
+    /**
+     * PostgreSQL's inheritance parents, children and partitions of fenced tables (folded table
+     * name): how their rows are, or include, fenced rows.
+     */
+    private final Map<String, String> relatives;
     private final Set<String> referenced;
     /**
      * With {@code fencing.database-guard=required}: the schemas (MariaDB: databases, folded) where
@@ -49,10 +54,11 @@ final class SchemaFacts {
      */
     private final Set<String> guardScope;
 
-    private SchemaFacts(Map<String, List<Set<String>>> keys, Map<String, Cascade> cascadeParents, Set<String> referenced,
-                        Set<String> guardScope) {
+    private SchemaFacts(Map<String, List<Set<String>>> keys, Map<String, Cascade> cascadeParents,
+                        Map<String, String> relatives, Set<String> referenced, Set<String> guardScope) {
         this.keys = keys;
         this.cascadeParents = cascadeParents;
+        this.relatives = relatives;
         this.referenced = referenced;
         this.guardScope = guardScope;
     }
@@ -77,9 +83,20 @@ final class SchemaFacts {
         return cascade != null && (cascade.events & events) != 0 ? cascade.path : null;
     }
 
-    /** The cascade parents' table names (folded), for the pre-filter. */
-    Set<String> cascadeParentNames() {
-        return cascadeParents.keySet();
+    /**
+     * How every write of {@code table} writes fenced rows because its rows are, or include, them
+     * ("orders_2024 is a partition of fenced table orders"), or null. Matched by table name in any
+     * schema, as {@link #cascadeInto} is.
+     */
+    String sharesRows(TableName table) {
+        return relatives.get(table.table());
+    }
+
+    /** The names (folded) of the cascade parents and row-sharing relatives, for the pre-filter. */
+    Set<String> watchedNames() {
+        Set<String> names = new HashSet<>(cascadeParents.keySet());
+        names.addAll(relatives.keySet());
+        return names;
     }
 
     /** True when a fenced table references {@code table}, directly or through other tables. */
@@ -95,117 +112,97 @@ final class SchemaFacts {
     static SchemaFacts learn(Connection connection, FencingConfig config) throws SQLException {
         DatabaseMetaData metadata = connection.getMetaData();
         Map<String, List<Set<String>>> keys = new HashMap<>();
-        List<Located> fenced = new ArrayList<>();
-        // an unqualified fenced table is looked up where the connection's unqualified names go
-        // (its current schema, or MariaDB's current database): reading every schema's tables of
-        // that name costs more and races with other sessions' DDL on them
+        // keys serve the zero-row diagnosis of the table an unqualified name reaches now: read where
+        // the connection's unqualified names go (its current schema, or MariaDB's current database)
         String currentSchema = connection.getSchema();
         String currentCatalog = currentSchema == null ? connection.getCatalog() : null;
-        for (TableName table : FencedTableSet.of(config).names()) {
+        Set<TableName> configured = FencedTableSet.of(config).names();
+        for (TableName table : configured) {
             for (Located located : locate(metadata, table, currentSchema, currentCatalog)) {
-                fenced.add(located);
                 keys.computeIfAbsent(located.name.toLowerCase(Locale.ROOT), k -> new ArrayList<>())
                         .addAll(keys(metadata, located));
             }
         }
-        Map<Located, List<Reference>> referencesOf = new HashMap<>();
+        // what shares rows with the fenced tables is read from the whole catalog, so that no
+        // current schema, and no switch of it, decides which cascades and relatives are seen
+        CatalogReach reach = CatalogReach.read(connection, configured);
+        Set<CatalogReach.Located> fenced = Set.copyOf(reach.fenced);
+        List<CatalogReach.Reference> references = new ArrayList<>(reach.references);
         Set<String> referenced = new LinkedHashSet<>();
-        List<Located> order = referenceOrder(metadata, fenced, referencesOf, referenced);
-        Map<String, Cascade> cascadeParents = cascadeParents(fenced, order, referencesOf);
-        return new SchemaFacts(Map.copyOf(keys), Map.copyOf(cascadeParents), Set.copyOf(referenced),
-                guardScope(connection, config));
-    }
-
-    /**
-     * Every foreign key, any depth, from the fenced tables up (what TRUNCATE .. CASCADE reaches, and
-     * the edges cascades may take): the tables in the order they were reached; fills
-     * {@code referencesOf} and the names of every {@code referenced} table.
-     */
-    private static List<Located> referenceOrder(DatabaseMetaData metadata, List<Located> fenced,
-                                                Map<Located, List<Reference>> referencesOf, Set<String> referenced)
-            throws SQLException {
-        List<Located> order = new ArrayList<>(fenced);
-        Deque<Located> queue = new ArrayDeque<>(fenced);
-        Set<Located> seen = new HashSet<>(fenced);
-        while (!queue.isEmpty()) {
-            Located child = queue.poll();
-            for (Reference reference : references(metadata, child, referencesOf)) {
-                referenced.add(reference.parent.name.toLowerCase(Locale.ROOT));
-                if (seen.add(reference.parent)) {
-                    queue.add(reference.parent);
-                    order.add(reference.parent);
-                }
-            }
+        for (CatalogReach.Reference reference : reach.references) {
+            referenced.add(reference.parent().folded());
+            referenced.add(reference.child().folded());
         }
-        return order;
+        for (CatalogReach.Inheritance edge : reach.inheritance) {
+            referenced.add(edge.parent().folded());
+            referenced.add(edge.child().folded());
+            short cascade = DatabaseMetaData.importedKeyCascade;
+            // a write of the parent (without ONLY) writes the child's rows; foreign keys that reference
+            // a partitioned table are in the catalog once per partition too, so need no edge here
+            references.add(new CatalogReach.Reference(edge.child(), edge.parent(), cascade, cascade,
+                    edge.partition() ? "partition" : "inheritance"));
+        }
+        // the rows of a fenced table's inheritance children and partitions are fenced rows: a
+        // foreign key declared on one of them cascades into fenced rows as much as the table's own
+        Set<CatalogReach.Located> holdingFencedRows = new HashSet<>(fenced);
+        holdingFencedRows.addAll(RowSharing.descendants(fenced, reach.inheritance));
+        Map<String, Cascade> cascadeParents = cascadeParents(holdingFencedRows, fenced, references);
+        Map<String, String> relatives = RowSharing.relatives(fenced, reach.inheritance);
+        return new SchemaFacts(Map.copyOf(keys), Map.copyOf(cascadeParents), Map.copyOf(relatives),
+                Set.copyOf(referenced), guardScope(connection, config));
     }
 
     /**
      * Which events on a table end in a write of a fenced row: a fenced row is written by its own
      * delete or update; a parent's delete reaches a child's delete (CASCADE) or update (SET NULL /
-     * SET DEFAULT); a parent's update reaches a child's update (any action). By table name, fenced
-     * tables left out.
+     * SET DEFAULT); a parent's update reaches a child's update (any action). Keyed by folded name.
      */
-    private static Map<String, Cascade> cascadeParents(List<Located> fenced, List<Located> order,
-                                                       Map<Located, List<Reference>> referencesOf) {
-        Map<Located, Integer> reach = new HashMap<>();
-        Map<Located, String> paths = new HashMap<>();
-        Map<Located, String> actions = new HashMap<>();
-        for (Located table : fenced) {
+    private static Map<String, Cascade> cascadeParents(Set<CatalogReach.Located> holdingFencedRows,
+                                                       Set<CatalogReach.Located> fenced,
+                                                       List<CatalogReach.Reference> references) {
+        Map<CatalogReach.Located, Integer> reach = new HashMap<>();
+        Map<CatalogReach.Located, String> paths = new HashMap<>();
+        Map<CatalogReach.Located, String> actions = new HashMap<>();
+        for (CatalogReach.Located table : holdingFencedRows) {
             reach.put(table, DELETE | UPDATE);
-            paths.put(table, table.name.toLowerCase(Locale.ROOT));
+            paths.put(table, table.folded());
         }
-        while (spreadReach(order, referencesOf, reach, paths, actions)) {
-            // until no table's reach grows
-        }
-        Map<String, Cascade> cascadeParents = new LinkedHashMap<>();
-        for (Map.Entry<Located, Integer> entry : reach.entrySet()) {
-            if (!fenced.contains(entry.getKey())) {
-                cascadeParents.merge(entry.getKey().name.toLowerCase(Locale.ROOT),
-                        new Cascade(entry.getValue(), paths.get(entry.getKey()) + " (" + actions.get(entry.getKey()) + ")"),
-                        (a, b) -> new Cascade(a.events | b.events, a.path));
-            }
-        }
-        for (Located table : fenced) {
-            cascadeParents.remove(table.name.toLowerCase(Locale.ROOT)); // a fenced table is fenced already
-        }
-        return cascadeParents;
-    }
-
-    /** One pass of {@link #cascadeParents}' fixed point: true when some table's reach grew. */
-    private static boolean spreadReach(List<Located> order, Map<Located, List<Reference>> referencesOf,
-                                       Map<Located, Integer> reach, Map<Located, String> paths,
-                                       Map<Located, String> actions) {
-        boolean changed = false;
-        for (Located child : order) {
-            int childReach = reach.getOrDefault(child, 0);
-            if (childReach == 0) {
-                continue;
-            }
-            for (Reference reference : referencesOf.getOrDefault(child, List.of())) {
+        boolean changed = true;
+        while (changed) {
+            changed = false;
+            for (CatalogReach.Reference reference : references) {
+                int childReach = reach.getOrDefault(reference.child(), 0);
                 int parentReach = 0;
                 String action = null;
-                if (reference.deleteRule == DatabaseMetaData.importedKeyCascade && (childReach & DELETE) != 0
-                        || isSet(reference.deleteRule) && (childReach & UPDATE) != 0) {
+                if (reference.deleteRule() == DatabaseMetaData.importedKeyCascade && (childReach & DELETE) != 0
+                        || isSet(reference.deleteRule()) && (childReach & UPDATE) != 0) {
                     parentReach |= DELETE;
-                    action = "ON DELETE " + ruleName(reference.deleteRule);
+                    action = reference.via() != null ? reference.via() : "ON DELETE " + ruleName(reference.deleteRule());
                 }
-                if (isWriting(reference.updateRule) && (childReach & UPDATE) != 0) {
+                if (isWriting(reference.updateRule()) && (childReach & UPDATE) != 0) {
                     parentReach |= UPDATE;
-                    action = action == null ? "ON UPDATE " + ruleName(reference.updateRule) : action;
+                    action = action != null ? action
+                            : reference.via() != null ? reference.via() : "ON UPDATE " + ruleName(reference.updateRule());
                 }
-                int before = reach.getOrDefault(reference.parent, 0);
+                int before = reach.getOrDefault(reference.parent(), 0);
                 if ((before | parentReach) != before) {
-                    reach.put(reference.parent, before | parentReach);
-                    paths.putIfAbsent(reference.parent, reference.parent.name.toLowerCase(Locale.ROOT) + " -> "
-                            + paths.get(child));
-                    actions.putIfAbsent(reference.parent, actions.containsKey(child)
-                            ? action + ", " + actions.get(child) : action);
+                    reach.put(reference.parent(), before | parentReach);
+                    paths.putIfAbsent(reference.parent(), reference.parent().folded() + " -> " + paths.get(reference.child()));
+                    actions.putIfAbsent(reference.parent(), actions.containsKey(reference.child())
+                            ? action + ", " + actions.get(reference.child()) : action);
                     changed = true;
                 }
             }
         }
-        return changed;
+        Map<String, Cascade> cascadeParents = new LinkedHashMap<>();
+        for (Map.Entry<CatalogReach.Located, Integer> entry : reach.entrySet()) {
+            if (!fenced.contains(entry.getKey())) { // by identity: a same-named table elsewhere may be unfenced
+                cascadeParents.merge(entry.getKey().folded(),
+                        new Cascade(entry.getValue(), paths.get(entry.getKey()) + " (" + actions.get(entry.getKey()) + ")"),
+                        (a, b) -> new Cascade(a.events | b.events, a.path));
+            }
+        }
+        return cascadeParents;
     }
 
     /** The guard's schemas as {@code connection} sees them; empty when the guard is off or cannot say (fail closed). */
@@ -224,26 +221,25 @@ final class SchemaFacts {
     @Override
     public boolean equals(Object other) {
         return other instanceof SchemaFacts that && keys.equals(that.keys) && cascadeParents.equals(that.cascadeParents)
+                && relatives.equals(that.relatives)
                 && referenced.equals(that.referenced) && guardScope.equals(that.guardScope);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(keys, cascadeParents, referenced, guardScope);
+        return Objects.hash(keys, cascadeParents, relatives, referenced, guardScope);
     }
 
     @Override
     public String toString() {
-        return "SchemaFacts[keys=" + keys + ", cascadeParents=" + cascadeParents + ", referenced=" + referenced + ", guardScope=" + guardScope + "]";
+        return "SchemaFacts[keys=" + keys + ", cascadeParents=" + cascadeParents + ", relatives=" + relatives
+                + ", referenced=" + referenced + ", guardScope=" + guardScope + "]";
     }
 
     /** A table as the metadata names it. */
     record Located(String catalog, String schema, String name) {
     }
 
-    /** A foreign key of a child: its parent and its rules ({@link DatabaseMetaData#importedKeyCascade} ..). */
-    private record Reference(Located parent, short deleteRule, short updateRule) {
-    }
 
     /** Which events on a parent reach a fenced row, and by which path. */
     private record Cascade(int events, String path) {
@@ -268,10 +264,6 @@ final class SchemaFacts {
         };
     }
 
-    /**
-     * Where {@code table} is: in its own schema when qualified, else where the connection's
-     * unqualified names go (its current schema, or MariaDB's current database).
-     */
     static List<Located> locate(DatabaseMetaData metadata, TableName table, String currentSchema,
                                         String currentCatalog) throws SQLException {
         Set<Located> found = new LinkedHashSet<>();
@@ -345,22 +337,5 @@ final class SchemaFacts {
         return keys;
     }
 
-    private static List<Reference> references(DatabaseMetaData metadata, Located child,
-                                              Map<Located, List<Reference>> cache) throws SQLException {
-        List<Reference> known = cache.get(child);
-        if (known != null) {
-            return known;
-        }
-        List<Reference> references = new ArrayList<>();
-        try (ResultSet rows = metadata.getImportedKeys(child.catalog, child.schema, child.name)) {
-            while (rows != null && rows.next()) {
-                Located parent = new Located(rows.getString("PKTABLE_CAT"), rows.getString("PKTABLE_SCHEM"),
-                        rows.getString("PKTABLE_NAME"));
-                references.add(new Reference(parent, rows.getShort("DELETE_RULE"), rows.getShort("UPDATE_RULE")));
-            }
-        }
-        cache.put(child, references);
-        return references;
-    }
 
 }

@@ -159,7 +159,7 @@ public final class StatementAnalyzer {
         lastLearnedNanos = System.nanoTime();
         if (!learned.equals(facts)) {
             Set<TableName> parents = new java.util.HashSet<>();
-            for (String name : learned.cascadeParentNames()) {
+            for (String name : learned.watchedNames()) {
                 parents.add(TableName.of(null, name));
             }
             cascadeParentFilter = parents.isEmpty() ? null : new FencedNameFilter(parents);

@@ -49,12 +49,21 @@ final class WriteRules {
     }
 
     /**
-     * A refusal of a write of a table that is not fenced because a foreign-key action carries it
-     * into a fenced one, else {@link Decision#PASS} (with the guard required, the triggers check
+     * A refusal of a write of a table that is not fenced because its rows are, or include, fenced
+     * rows (a PostgreSQL inheritance relative or partition), or because a foreign-key action
+     * carries it into a fenced one, else {@link Decision#PASS} (with the guard required, the triggers check
      * cascaded writes, MariaDB's on the parents).
      */
     private static Decision cascade(AnalysisContext context, ParsedWrites.ParsedWrite write, WriteSite site,
                                     TableName fenced) {
+        String shared = fenced == null ? context.facts().sharesRows(write.target()) : null;
+        if (shared != null) {
+            // with the guard too: a child's or partition's own writes need not fire the fenced table's triggers
+            return new Decision.Refuse(context.firstConfiguredTable(), write.description() + " of " + write.target()
+                    + " writes rows of a fenced table (" + shared + "), where no fence check reaches them; write the"
+                    + " fenced rows through the fenced table with fenced statements, or add " + write.target()
+                    + " to fencing.tables so that its writes carry the fence");
+        }
         String cascade = fenced == null && !context.guard()
                 ? context.facts().cascadeInto(write.target(), cascadingEvents(write, site)) : null;
         if (cascade == null) {
