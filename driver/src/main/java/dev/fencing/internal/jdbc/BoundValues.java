@@ -16,7 +16,7 @@ import java.util.Arrays;
  * setter again with the same arguments, or {@link #UNREPEATABLE}. Streams and readers can be read
  * only once, so they make the write undiagnosable.
  */
-final class BoundValues {
+public final class BoundValues {
 
     /** A stream, reader or other one-shot value: the diagnosis gives up and the write returns its count. */
     private static final Object UNREPEATABLE = new Object();
@@ -73,7 +73,7 @@ final class BoundValues {
      *
      * @return false when a value is missing or cannot be bound twice: the write cannot be diagnosed
      */
-    static boolean bind(Object[] values, ZeroRowCheck check, PreparedStatement query) throws SQLException {
+    public static boolean bind(Object[] values, ZeroRowCheck check, PreparedStatement query) throws SQLException {
         int count = check.queryParameterCount();
         if (count > 0 && values == null) {
             return false;

@@ -1,5 +1,8 @@
 package dev.fencing.internal.jdbc;
 
+import dev.fencing.internal.epoch.EpochClaims;
+import dev.fencing.internal.guard.GuardHook;
+import dev.fencing.internal.guard.CodeInTexts;
 import dev.fencing.jdbc.FencingDataSource;
 
 import dev.fencing.FencingConfig;
@@ -128,7 +131,7 @@ public final class ConnectionContext {
     }
 
     /** The claims shared by this context's connections to {@code raw}'s database; its own when the URL is unknown. */
-    EpochClaims claimsFor(Connection raw) {
+    public EpochClaims claimsFor(Connection raw) {
         String url;
         try {
             url = raw.getMetaData().getURL();

@@ -1,5 +1,7 @@
 package dev.fencing.internal.jdbc;
 
+import dev.fencing.internal.txn.TransactionText;
+import dev.fencing.internal.diagnosis.ReturningCheck;
 import dev.fencing.internal.sql.FencePlan;
 
 /**

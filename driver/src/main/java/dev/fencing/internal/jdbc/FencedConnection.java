@@ -1,5 +1,8 @@
 package dev.fencing.internal.jdbc;
 
+import dev.fencing.internal.txn.TransactionState;
+import dev.fencing.internal.epoch.EpochGuard;
+import dev.fencing.internal.epoch.EpochClaims;
 import dev.fencing.FencingConfig;
 import dev.fencing.internal.sql.FencePlan;
 import dev.fencing.internal.sql.StatementAnalyzer;
@@ -57,7 +60,7 @@ public final class FencedConnection extends ConnectionDelegate {
         this.pipeline = new Pipeline(this, analyzer, transaction, epoch, hook, listeners);
     }
 
-    FencingConfig config() {
+    public FencingConfig config() {
         return config;
     }
 
@@ -71,7 +74,7 @@ public final class FencedConnection extends ConnectionDelegate {
     }
 
     /** The epoch guard, or null when no fenced table is in epoch mode. */
-    EpochGuard epoch() {
+    public EpochGuard epoch() {
         return epoch;
     }
 

@@ -1,5 +1,6 @@
 package dev.fencing.internal.jdbc;
 
+import dev.fencing.internal.txn.TransactionText;
 import dev.fencing.internal.sql.FencePlan;
 
 import java.sql.Array;

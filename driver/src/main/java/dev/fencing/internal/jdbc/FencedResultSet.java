@@ -1,5 +1,6 @@
 package dev.fencing.internal.jdbc;
 
+import dev.fencing.internal.diagnosis.ReturningCheck;
 import dev.fencing.FencingException;
 import dev.fencing.UnfenceableStatementException;
 import dev.fencing.internal.sql.FencePlan;

@@ -1,5 +1,11 @@
 package dev.fencing.internal.jdbc;
 
+import dev.fencing.internal.txn.TransactionState;
+import dev.fencing.internal.txn.TransactionText;
+import dev.fencing.internal.epoch.EpochGuard;
+import dev.fencing.internal.guard.GuardHook;
+import dev.fencing.internal.diagnosis.ZeroRowDiagnosis;
+import dev.fencing.internal.diagnosis.ReturningCheck;
 import dev.fencing.Fence;
 import dev.fencing.FencingException;
 import dev.fencing.MissingFenceException;

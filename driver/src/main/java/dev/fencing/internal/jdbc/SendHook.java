@@ -1,5 +1,7 @@
 package dev.fencing.internal.jdbc;
 
+import dev.fencing.internal.txn.TransactionState;
+import dev.fencing.internal.txn.TransactionText;
 import dev.fencing.internal.sql.Dialect;
 import dev.fencing.internal.sql.FencePlan;
 
@@ -21,7 +23,7 @@ import java.sql.SQLException;
  * transaction must be checked against the {@link TransactionState} it was given.
  * Whatever it throws refuses the statement: nothing is sent.
  */
-interface SendHook {
+public interface SendHook {
 
     /**
      * Before a statement is sent, knowing what it is: the plan (null for a row written back), the

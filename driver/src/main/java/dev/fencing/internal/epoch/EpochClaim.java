@@ -1,5 +1,8 @@
-package dev.fencing.internal.jdbc;
+package dev.fencing.internal.epoch;
 
+import dev.fencing.internal.jdbc.ConnectionContext;
+import dev.fencing.internal.jdbc.FencedConnection;
+import dev.fencing.internal.txn.TransactionState;
 import dev.fencing.internal.sql.Dialect;
 
 import java.sql.Connection;

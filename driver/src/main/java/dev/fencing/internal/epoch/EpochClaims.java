@@ -1,5 +1,6 @@
-package dev.fencing.internal.jdbc;
+package dev.fencing.internal.epoch;
 
+import dev.fencing.internal.jdbc.ConnectionContext;
 import java.util.Iterator;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -16,18 +17,18 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class EpochClaims {
 
-    static final int MAX_LOCKS = 4096;
+    public static final int MAX_LOCKS = 4096;
 
     private final ConcurrentHashMap<String, Long> claimed = new ConcurrentHashMap<>();
 
     /** The newest committed claim of {@code lock}, or 0 when none is known. */
-    long claimed(String lock) {
+    public long claimed(String lock) {
         Long fence = claimed.get(lock);
         return fence == null ? 0 : fence;
     }
 
     /** Records that the guard of {@code lock} was committed at {@code fence} (or above). */
-    void committed(String lock, long fence) {
+    public void committed(String lock, long fence) {
         claimed.merge(lock, fence, Math::max);
         if (claimed.size() > MAX_LOCKS) {
             Iterator<String> locks = claimed.keySet().iterator();

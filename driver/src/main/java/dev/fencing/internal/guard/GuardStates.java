@@ -1,4 +1,4 @@
-package dev.fencing.internal.jdbc;
+package dev.fencing.internal.guard;
 
 import dev.fencing.jdbc.DatabaseGuard;
 
@@ -30,7 +30,7 @@ public final class GuardStates {
      * writes run code of their own before their first row (PostgreSQL: BEFORE statement triggers,
      * rules), to which a spliced write's own text hands the fence too late.
      */
-    record State(String refusal, long checkedAtNanos, java.util.Set<String> codeFirst) {
+    public record State(String refusal, long checkedAtNanos, java.util.Set<String> codeFirst) {
 
         State(String refusal) {
             this(refusal, System.nanoTime(), java.util.Set.of());
@@ -76,7 +76,7 @@ public final class GuardStates {
     private GuardStates() {
     }
 
-    static State of(Connection database, Dialect dialect, FencingConfig config) {
+    public static State of(Connection database, Dialect dialect, FencingConfig config) {
         String key;
         try {
             DatabaseMetaData meta = database.getMetaData();

@@ -1,4 +1,4 @@
-package dev.fencing.internal.jdbc;
+package dev.fencing.internal.epoch;
 
 import dev.fencing.FencingException;
 import dev.fencing.internal.sql.Dialect;
@@ -43,7 +43,7 @@ public final class EpochSql {
      *
      * @throws FencingException for a database other than PostgreSQL, MariaDB/MySQL or H2
      */
-    static EpochSql of(Dialect dialect, String table) throws FencingException {
+    public static EpochSql of(Dialect dialect, String table) throws FencingException {
         return switch (dialect) {
             // ON CONFLICT DO NOTHING: a row that exists is not an error, so the transaction goes on
             case POSTGRESQL -> new EpochSql(dialect, table,
@@ -65,7 +65,7 @@ public final class EpochSql {
     }
 
     /** The DDL of the guard table (idempotent: {@code IF NOT EXISTS}). */
-    static String createTable(Dialect dialect, String table) throws FencingException {
+    public static String createTable(Dialect dialect, String table) throws FencingException {
         return switch (dialect) {
             case POSTGRESQL, H2 -> "CREATE TABLE IF NOT EXISTS " + table
                     + " (lock_name VARCHAR(255) PRIMARY KEY, fence BIGINT NOT NULL)";
@@ -80,26 +80,26 @@ public final class EpochSql {
         };
     }
 
-    Dialect dialect() {
+    public Dialect dialect() {
         return dialect;
     }
 
-    String table() {
+    public String table() {
         return table;
     }
 
     /** Binds (token, lock, token). */
-    String raise() {
+    public String raise() {
         return raise;
     }
 
     /** Binds (lock, token). */
-    String insertIfAbsent() {
+    public String insertIfAbsent() {
         return insertIfAbsent;
     }
 
     /** Binds (lock). */
-    String read() {
+    public String read() {
         return read;
     }
 
@@ -107,12 +107,12 @@ public final class EpochSql {
      * True when a raise that changed no row may still have matched (and locked) it: MariaDB with
      * {@code useAffectedRows=true} counts changed rows, and a guard already at the fence is not changed.
      */
-    boolean raiseMayMatchUnchanged() {
+    public boolean raiseMayMatchUnchanged() {
         return dialect == Dialect.MARIADB;
     }
 
     /** True when a duplicate key on {@link #insertIfAbsent()} can still surface as an error to ignore. */
-    boolean duplicateKeyIsAnError() {
+    public boolean duplicateKeyIsAnError() {
         return dialect == Dialect.H2;
     }
 }

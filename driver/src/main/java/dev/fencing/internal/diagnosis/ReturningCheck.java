@@ -1,5 +1,6 @@
-package dev.fencing.internal.jdbc;
+package dev.fencing.internal.diagnosis;
 
+import dev.fencing.internal.jdbc.FencedConnection;
 import dev.fencing.internal.sql.FencePlan;
 
 import java.sql.SQLException;
@@ -10,9 +11,9 @@ import java.sql.SQLException;
  *
  * @param values the application's values at execution (a copy), or null
  */
-record ReturningCheck(FencedConnection connection, FencePlan plan, long fence, Object[] values) {
+public record ReturningCheck(FencedConnection connection, FencePlan plan, long fence, Object[] values) {
 
-    void afterRows(long rows) throws SQLException {
+    public void afterRows(long rows) throws SQLException {
         ZeroRowDiagnosis.afterWrite(connection, plan, fence, rows, values);
     }
 }
