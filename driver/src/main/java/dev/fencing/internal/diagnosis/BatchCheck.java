@@ -1,7 +1,6 @@
 package dev.fencing.internal.diagnosis;
 
 import dev.fencing.StaleFenceException;
-import dev.fencing.internal.jdbc.FencedConnection;
 import dev.fencing.internal.sql.FencePlan;
 
 import java.sql.SQLException;
@@ -21,8 +20,8 @@ public final class BatchCheck {
     private BatchCheck() {
     }
 
-    /** {@link #check(FencedConnection, List, long[])} for the counts of {@code executeBatch}. */
-    public static void check(FencedConnection connection, List<Entry> fenced, int[] counts) throws SQLException {
+    /** {@link #check(DiagnosedConnection, List, long[])} for the counts of {@code executeBatch}. */
+    public static void check(DiagnosedConnection connection, List<Entry> fenced, int[] counts) throws SQLException {
         long[] large = new long[counts.length];
         for (int i = 0; i < counts.length; i++) {
             large[i] = counts[i];
@@ -31,7 +30,7 @@ public final class BatchCheck {
     }
 
     /** Throws one {@link StaleFenceException} naming every entry the fence rejected. */
-    public static void check(FencedConnection connection, List<Entry> fenced, long[] counts) throws SQLException {
+    public static void check(DiagnosedConnection connection, List<Entry> fenced, long[] counts) throws SQLException {
         int[] stale = null;
         int staleCount = 0;
         StaleFenceException first = null;

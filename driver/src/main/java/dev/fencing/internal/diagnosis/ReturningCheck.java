@@ -1,6 +1,5 @@
 package dev.fencing.internal.diagnosis;
 
-import dev.fencing.internal.jdbc.FencedConnection;
 import dev.fencing.internal.sql.FencePlan;
 
 import java.sql.SQLException;
@@ -11,7 +10,7 @@ import java.sql.SQLException;
  *
  * @param values the application's values at execution (a copy), or null
  */
-public record ReturningCheck(FencedConnection connection, FencePlan plan, long fence, Object[] values) {
+public record ReturningCheck(DiagnosedConnection connection, FencePlan plan, long fence, Object[] values) {
 
     public void afterRows(long rows) throws SQLException {
         ZeroRowDiagnosis.afterWrite(connection, plan, fence, rows, values);

@@ -1,7 +1,5 @@
 package dev.fencing.internal.diagnosis;
 
-import dev.fencing.internal.jdbc.BoundValues;
-import dev.fencing.internal.jdbc.FencedConnection;
 import dev.fencing.FencingConfig;
 import dev.fencing.FencingException;
 import dev.fencing.StaleFenceException;
@@ -47,7 +45,7 @@ public final class ZeroRowDiagnosis implements AutoCloseable {
      *
      * @param values the application's values (prepared statements whose check needs them), else null
      */
-    public static void afterWrite(FencedConnection connection, FencePlan plan, long fence, long count, Object[] values)
+    public static void afterWrite(DiagnosedConnection connection, FencePlan plan, long fence, long count, Object[] values)
             throws SQLException {
         if (!mayBeStale(connection.config(), plan, count)) {
             return;
@@ -62,7 +60,7 @@ public final class ZeroRowDiagnosis implements AutoCloseable {
     }
 
     /** A diagnosis for the entries of one batch; close it when done. */
-    public static ZeroRowDiagnosis forBatch(FencedConnection connection) throws SQLException {
+    public static ZeroRowDiagnosis forBatch(DiagnosedConnection connection) throws SQLException {
         return new ZeroRowDiagnosis(connection.database(), connection.config());
     }
 

@@ -54,7 +54,7 @@ public final class EpochClaim {
                              long fence) throws SQLException {
         try (Connection connection = dataSource.getConnection()) {
             FencedConnection fenced = FencedConnection.fencedBehind(connection);
-            Connection database = fenced == null ? connection : fenced.database();
+            Connection database = FencedConnection.databaseBehind(connection);
             EpochGuard fencedGuard = fenced == null ? null : fenced.epoch();
             EpochClaims claims = context != null ? context.claimsFor(database)
                     : fencedGuard != null ? fencedGuard.claims() : new EpochClaims();

@@ -1,6 +1,7 @@
 package dev.fencing.internal.jdbc;
 
 import dev.fencing.internal.diagnosis.BatchCheck;
+import dev.fencing.internal.diagnosis.DiagnosedConnection;
 import dev.fencing.internal.sql.FencePlan;
 
 import java.sql.SQLException;
@@ -118,14 +119,14 @@ public final class BatchLog {
     }
 
     /** After the batch ran: its fenced entries whose counts may mean a stale fence are diagnosed ({@link BatchCheck}). */
-    void check(FencedConnection connection, int[] counts) throws SQLException {
+    void check(DiagnosedConnection connection, int[] counts) throws SQLException {
         if (!fenced.isEmpty()) {
             BatchCheck.check(connection, fenced, counts);
         }
     }
 
     /** The same, for {@code executeLargeBatch}. */
-    void check(FencedConnection connection, long[] counts) throws SQLException {
+    void check(DiagnosedConnection connection, long[] counts) throws SQLException {
         if (!fenced.isEmpty()) {
             BatchCheck.check(connection, fenced, counts);
         }

@@ -6,6 +6,7 @@ import dev.fencing.internal.guard.CodeInTexts;
 import dev.fencing.jdbc.FencingDataSource;
 
 import dev.fencing.FencingConfig;
+import dev.fencing.internal.sql.AnalyzerOptions;
 import dev.fencing.internal.sql.Dialect;
 import dev.fencing.internal.sql.StatementAnalyzer;
 
@@ -67,8 +68,16 @@ public final class ConnectionContext {
     };
 
     public ConnectionContext(FencingConfig config, Listeners listeners) {
+        this(config, listeners, AnalyzerOptions.CHECKED);
+    }
+
+    /**
+     * A context whose analyzers are made with {@code options}: only tests pass anything but
+     * {@link AnalyzerOptions#CHECKED} (the guard's proof tests, with the rewrite off).
+     */
+    public ConnectionContext(FencingConfig config, Listeners listeners, AnalyzerOptions options) {
         this.config = Objects.requireNonNull(config, "config");
-        this.analyzers = new AnalyzerCache(config);
+        this.analyzers = new AnalyzerCache(config, Objects.requireNonNull(options, "options"));
         this.listeners = listeners;
         this.sendHooks = sendHookFactory(config);
     }

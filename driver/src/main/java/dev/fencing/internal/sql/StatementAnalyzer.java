@@ -68,17 +68,8 @@ public final class StatementAnalyzer {
     /** How the fence placeholders of spliced writes are written (the PostgreSQL guard's carry the fence). */
     private final FenceSlot fenceSlot;
 
-    /**
-     * Test-only switch (no configuration, property or environment reaches it; set by a test class in
-     * this package): every write is sent as written, with no rewrite and no front-door fence check,
-     * so that a test can show the database guard's triggers alone hold.
-     */
-    static boolean rewriteOffForTests;
-    /**
-     * Test-only: every splice the cheap proof accepts is also re-read, and a re-read that rejects it
-     * is an {@link AssertionError} (the cheap proof must never accept what the re-read refuses).
-     */
-    static boolean crossCheckSpliceProofForTests;
+    /** The rewrite (off only in tests of the database guard) and the splice proof's cross-check (tests). */
+    private final AnalyzerOptions options;
     /** How many texts were analysed (cache misses): for the plan cache's hit ratio in events. */
     private final java.util.concurrent.atomic.AtomicLong analyses = new java.util.concurrent.atomic.AtomicLong();
     /**
@@ -98,6 +89,12 @@ public final class StatementAnalyzer {
     private volatile long lastLearnedNanos;
 
     public StatementAnalyzer(FencingConfig config, Dialect dialect) {
+        this(config, dialect, AnalyzerOptions.CHECKED);
+    }
+
+    /** An analyzer with {@code options} other than {@link AnalyzerOptions#CHECKED}: for tests only. */
+    public StatementAnalyzer(FencingConfig config, Dialect dialect, AnalyzerOptions options) {
+        this.options = java.util.Objects.requireNonNull(options, "options");
         this.config = config;
         this.fencedTables = FencedTableSet.of(config);
         this.dialect = dialect;
@@ -125,7 +122,7 @@ public final class StatementAnalyzer {
                     + " variables, triggers or session_replication_role; the driver keeps the session fence itself"
                     + " (migrations: DatabaseGuard.migrate); nothing was sent");
         }
-        if (rewriteOffForTests && sql != null) {
+        if (!options.rewrite() && sql != null) {
             return analyze(sql);
         }
         if (sql == null) {
@@ -367,7 +364,7 @@ public final class StatementAnalyzer {
             return analyzeFully(sql, null);
         }
         // the test switch changes every template: no shape is made or used under it
-        FencePlan byShape = rewriteOffForTests ? null : planByShape(sql, tokens);
+        FencePlan byShape = !options.rewrite() ? null : planByShape(sql, tokens);
         return byShape != null ? byShape : analyzeFully(sql, tokens);
     }
 
@@ -591,7 +588,7 @@ public final class StatementAnalyzer {
          * only); null when fenced writes were spliced.
          */
         private FencePlan planWithoutSplice(int parameters) {
-            if (guardChecked || rewriteOffForTests || guard && undiagnosable()) {
+            if (guardChecked || !options.rewrite() || guard && undiagnosable()) {
                 return checkedByTheGuard(parameters);
             }
             if (fencedWrites == 0 && epochWrites == 0) {
@@ -624,7 +621,7 @@ public final class StatementAnalyzer {
             if (unverified == null && oneStatement && wholeTextParse != null
                     && SpliceTokenProof.holds(wholeTextParse, splice)) {
                 spliceProofsFromParse.increment();
-                if (crossCheckSpliceProofForTests) {
+                if (options.crossCheckSpliceProof()) {
                     String reread = verifyWithParserTokens(parserView == null ? spliced
                             : splice.apply(parameterOffsets, new String(parserView)), false);
                     if (reread != null) {
@@ -1345,7 +1342,7 @@ public final class StatementAnalyzer {
          * fence in scope (a procedure call need not: it may write nothing fenced).
          */
         private FencePlan checkedByTheGuard(int parameters) {
-            if (rewriteOffForTests || fencedWrites == 0 && epochWrites == 0 && !namesFencedTable) {
+            if (!options.rewrite() || fencedWrites == 0 && epochWrites == 0 && !namesFencedTable) {
                 return new FencePlan.PassThrough(sql, controlsTransaction, false, true);
             }
             return new FencePlan.Fenced(sql, fencedTable == null ? firstConfiguredTable() : fencedTable,
