@@ -1,7 +1,6 @@
 package dev.fencing.jdbc;
 
-import dev.fencing.internal.epoch.EpochClaim;
-
+import dev.fencing.internal.jdbc.EpochClaim;
 
 import dev.fencing.FencingConfig;
 

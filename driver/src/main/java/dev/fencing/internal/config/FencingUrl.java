@@ -1,6 +1,5 @@
 package dev.fencing.internal.config;
 
-
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.Properties;

@@ -1,6 +1,5 @@
 package dev.fencing.internal.epoch;
 
-import dev.fencing.internal.jdbc.ConnectionContext;
 import java.util.Iterator;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -10,7 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * below it, so a connection that finds its (lock, fence) here need not claim again, and one that
  * finds a newer fence knows its tenure is over without asking the database.
  *
- * <p>Shared by the connections of one {@link ConnectionContext} that report the same database URL
+ * <p>Shared by the connections of one {@code ConnectionContext} that report the same database URL
  * (the sharing rule is stated there); only claims known to be committed are recorded. Bounded:
  * past {@link #MAX_LOCKS} locks some are forgotten, which only costs their next claim a statement.
  * Thread-safe.

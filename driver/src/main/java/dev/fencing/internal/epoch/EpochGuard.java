@@ -1,8 +1,5 @@
 package dev.fencing.internal.epoch;
 
-
-import dev.fencing.internal.jdbc.BatchLog;
-import dev.fencing.internal.jdbc.SendHook;
 import dev.fencing.internal.txn.TransactionState;
 import dev.fencing.internal.txn.TransactionText;
 import dev.fencing.internal.txn.ShortTransaction;
@@ -102,7 +99,7 @@ public final class EpochGuard {
     /**
      * First of all before a statement is sent under the admitted {@code fence} of {@code lock}
      * (0 and null when none is in scope): makes the tenure's claim durable, unless it is known to
-     * be. Runs before anything else is sent for the statement (the {@link SendHook} included),
+     * be. Runs before anything else is sent for the statement (the database guard's send hook included),
      * since a claim made at the start of a transaction commits that transaction. Texts that only
      * end or undo (part of) the transaction claim nothing: they read no data, and a stale holder
      * must be able to roll back.
@@ -136,7 +133,7 @@ public final class EpochGuard {
      * First of all before a batch is sent: makes the claim of every distinct (lock, fence) its
      * entries carry durable, and the claim of the fence in scope now.
      */
-    public void claimBeforeBatch(BatchLog log, long fence, String lock) throws SQLException {
+    public void claimBeforeBatch(EpochBatch log, long fence, String lock) throws SQLException {
         if (log != null && log.epochWrites() > 0 && !log.controlsTransaction()) {
             String[] locks = log.epochLocks();
             long[] fences = log.epochFences();
@@ -163,7 +160,7 @@ public final class EpochGuard {
     }
 
     /** Before a batch is sent, after {@link #claimBeforeBatch}: checks the guard of every distinct (lock, fence) its entries carry. */
-    public void beforeBatch(BatchLog log, long fence, String lock) throws SQLException {
+    public void beforeBatch(EpochBatch log, long fence, String lock) throws SQLException {
         if (log != null && log.epochWrites() > 0) {
             if (log.controlsTransaction()) {
                 throw new dev.fencing.UnfenceableStatementException(log.epochTable(), "a batch that writes epoch-mode"

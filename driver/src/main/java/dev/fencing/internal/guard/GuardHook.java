@@ -1,6 +1,5 @@
 package dev.fencing.internal.guard;
 
-import dev.fencing.internal.jdbc.SendHook;
 import dev.fencing.internal.txn.TransactionState;
 import dev.fencing.internal.txn.TransactionText;
 import dev.fencing.internal.txn.ShortTransaction;

@@ -1,6 +1,7 @@
 package dev.fencing.internal.jdbc;
 
 import dev.fencing.internal.diagnosis.BatchCheck;
+import dev.fencing.internal.epoch.EpochBatch;
 import dev.fencing.internal.diagnosis.DiagnosedConnection;
 import dev.fencing.internal.sql.FencePlan;
 
@@ -13,7 +14,7 @@ import java.util.List;
  * and (when its diagnosis needs them) the application's values. After the batch ran, entries the
  * fence rejected are reported together in one {@link StaleFenceException}.
  */
-public final class BatchLog {
+public final class BatchLog implements EpochBatch {
 
     private final List<BatchCheck.Entry> fenced = new ArrayList<>();
     private int size;

@@ -1,9 +1,9 @@
 package dev.fencing.internal.jdbc;
 
+import dev.fencing.internal.guard.SendHook;
 import dev.fencing.internal.epoch.EpochClaims;
 import dev.fencing.internal.guard.GuardHook;
 import dev.fencing.internal.guard.CodeInTexts;
-import dev.fencing.jdbc.FencingDataSource;
 
 import dev.fencing.FencingConfig;
 import dev.fencing.internal.sql.AnalyzerOptions;
@@ -23,7 +23,7 @@ import java.util.Objects;
  *
  * <p>Who has which context:
  * <ul>
- *   <li>each {@link FencingDataSource} has its own, with listeners of its own;</li>
+ *   <li>each {@code FencingDataSource} has its own, with listeners of its own;</li>
  *   <li>the {@code jdbc:fencing:} driver and the agent ({@link ConnectionFencing}) share one per
  *       configuration ({@link #shared(FencingConfig)}: equal configurations, one context), with the
  *       process-wide listeners.</li>

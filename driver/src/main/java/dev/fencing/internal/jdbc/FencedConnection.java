@@ -1,5 +1,6 @@
 package dev.fencing.internal.jdbc;
 
+import dev.fencing.internal.guard.SendHook;
 import dev.fencing.internal.txn.TransactionState;
 import dev.fencing.internal.epoch.EpochGuard;
 import dev.fencing.internal.epoch.EpochClaims;

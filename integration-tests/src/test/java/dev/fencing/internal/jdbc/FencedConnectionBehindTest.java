@@ -52,6 +52,16 @@ class FencedConnectionBehindTest {
         }
     }
 
+    @Test
+    void noPublicMethodOfAFencedConnectionHandsOutTheDriversConnection() {
+        for (java.lang.reflect.Method method : FencedConnection.class.getMethods()) {
+            if (!java.lang.reflect.Modifier.isStatic(method.getModifiers())) {
+                assertThat(Connection.class.isAssignableFrom(method.getReturnType()))
+                        .as("public " + method + " may hand out a connection that unwrap refuses").isFalse();
+            }
+        }
+    }
+
     /**
      * A pool-like proxy over {@code target}: {@code isWrapperFor} and {@code unwrap} are answered
      * by {@code answer} when it returns non-null (or throws), else as a pool does (by the target).

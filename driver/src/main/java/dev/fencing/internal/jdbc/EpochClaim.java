@@ -1,7 +1,8 @@
-package dev.fencing.internal.epoch;
+package dev.fencing.internal.jdbc;
 
-import dev.fencing.internal.jdbc.ConnectionContext;
-import dev.fencing.internal.jdbc.FencedConnection;
+import dev.fencing.internal.epoch.EpochClaims;
+import dev.fencing.internal.epoch.EpochGuard;
+import dev.fencing.internal.epoch.EpochSql;
 import dev.fencing.internal.txn.TransactionState;
 import dev.fencing.internal.sql.Dialect;
 
