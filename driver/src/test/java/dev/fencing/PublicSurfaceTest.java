@@ -45,7 +45,8 @@ class PublicSurfaceTest {
             "dev.fencing.lock.spi.Attempt", "dev.fencing.lock.spi.Tenure", "dev.fencing.lock.spi.LeaseEvents",
             "dev.fencing.lock.spi.LockStoreException",
             // listeners for metrics and audit (the Spring starter's metrics use them)
-            "dev.fencing.events.FencingListener", "dev.fencing.events.Refusal", "dev.fencing.events.Rejection");
+            "dev.fencing.events.FencingListener", "dev.fencing.events.Refusal", "dev.fencing.events.Rejection",
+            "dev.fencing.events.StatementEvent", "dev.fencing.events.PlanningEvent");
 
     @Test
     void onlyTheContractAndTheExtensionPointsArePublicOutsideInternalPackages() throws Exception {

@@ -2,7 +2,7 @@ package dev.fencing.agent;
 
 import dev.fencing.FencingConfig;
 import dev.fencing.internal.config.ConfigKey;
-import dev.fencing.internal.jdbc.ConfigSources;
+import dev.fencing.internal.config.ConfigSources;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,7 +1,7 @@
 package dev.fencing.agent;
 
 import dev.fencing.FencingConfig;
-import dev.fencing.internal.jdbc.ConfigSources;
+import dev.fencing.internal.config.ConfigSources;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

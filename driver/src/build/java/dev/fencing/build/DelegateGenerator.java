@@ -56,12 +56,11 @@ import com.sun.source.util.JavacTask;
  * closed wrapper refuses. A hook is an abstract method of the generated class, so a subclass that
  * does not route cannot compile either.
  *
- * <p>Usage: {@code java DelegateGenerator.java OUTPUT_DIR interface=generated.ClassName[:SuperClass[(Type,...)]] ...}.
- * {@code :SuperClass}: a class of the generated class's package, with a no-argument constructor, that
- * the wrapper must also extend. {@code :SuperClass(Type,...)}: the wrapper of the interface's
- * superinterface, whose constructor takes these types and then the delegate; it already implements
- * the superinterface's methods (and hooks), so only the methods the interface declares itself are
- * generated.
+ * <p>Usage: {@code java DelegateGenerator.java OUTPUT_DIR interface=generated.ClassName[:Core(interface,...)] ...}.
+ * {@code :Core(interface,...)}: the wrapper is composed with {@code Core}, a hand-written class of the
+ * generated class's package; the methods refused for the listed interfaces, and the hooks, are
+ * forwarded to it (so the statement wrappers share one implementation of what {@code Statement}
+ * and {@code PreparedStatement} refuse, instead of inheriting it from each other).
  */
 public final class DelegateGenerator {
 
@@ -321,7 +320,7 @@ public final class DelegateGenerator {
         for (int i = 1; i < args.length; i++) {
             interfaces.add(args[i].substring(0, args[i].indexOf('=')));
         }
-        // a superclass, if any, follows the generated name after ':'
+        // a core, if any, follows the generated name after ':'
         Elements elements = java17Api(interfaces);
         for (int i = 1; i < args.length; i++) {
             String[] pair = args[i].split("=", 2);
@@ -369,42 +368,22 @@ public final class DelegateGenerator {
     }
 
     /**
-     * @param superclass null, {@code Name} (a plain superclass with a no-argument constructor) or
-     *                   {@code Name(Type,...)} (the wrapper of the interface's superinterface)
+     * @param core null, or {@code CoreType(interface,...)}: a hand-written class of the generated
+     *             class's package that the wrapper is composed with. Every method refused for one of
+     *             the listed interfaces is forwarded to the field {@code core} (the core must declare
+     *             it, or nothing compiles), and so is every hook; refused methods of other
+     *             interfaces are left to the subclass as without a core.
      */
-    static String generate(Elements elements, TypeElement iface, String generatedName, String superclass) {
+    static String generate(Elements elements, TypeElement iface, String generatedName, String core) {
         int dot = generatedName.lastIndexOf('.');
         String packageName = generatedName.substring(0, dot);
         String simpleName = generatedName.substring(dot + 1);
         String ifaceName = iface.getQualifiedName().toString();
-        boolean wrapsSuperinterface = superclass != null && superclass.endsWith(")");
-        String superName = superclass == null ? null
-                : wrapsSuperinterface ? superclass.substring(0, superclass.indexOf('(')) : superclass;
-        List<String> superParameters = wrapsSuperinterface
-                ? List.of(superclass.substring(superclass.indexOf('(') + 1, superclass.length() - 1).split(","))
-                : List.of();
+        String coreType = core == null ? null : core.substring(0, core.indexOf('('));
+        Set<String> coreInterfaces = core == null ? Set.of()
+                : Set.of(core.substring(core.indexOf('(') + 1, core.length() - 1).split(","));
 
         List<ExecutableElement> methods = methodsOf(elements, iface);
-        Set<Route> inheritedRoutes = EnumSet.noneOf(Route.class);
-        boolean inheritsConversion = false;
-        boolean inheritsHandingOut = false;
-        if (wrapsSuperinterface) {
-            // the superclass wraps the superinterfaces: their methods, and the hooks they route through, are its own
-            for (TypeMirror superinterface : iface.getInterfaces()) {
-                TypeElement inherited = (TypeElement) ((DeclaredType) superinterface).asElement();
-                for (ExecutableElement method : methodsOf(elements, inherited)) {
-                    if (handling(inherited, method) == null) {
-                        inheritedRoutes.add(route(method));
-                        inheritsConversion |= convertsToDriver(method);
-                        inheritsHandingOut |= handsOutWrapped(method);
-                    }
-                }
-            }
-            if (inheritedRoutes.contains(Route.KEPT_SETTER)) {
-                inheritedRoutes.add(Route.PARAMETER_INDEX);   // a kept setter routes its index too
-            }
-            methods.removeIf(method -> !method.getEnclosingElement().equals(iface));
-        }
         Set<Route> routes = EnumSet.noneOf(Route.class);
         boolean converts = false;
         boolean handsOut = false;
@@ -415,7 +394,6 @@ public final class DelegateGenerator {
                 handsOut |= handsOutWrapped(method);
             }
         }
-        routes.removeAll(inheritedRoutes);
         boolean checked = CHECKED_BEFORE_USE.contains(ifaceName);
 
         StringWriter text = new StringWriter();
@@ -426,31 +404,32 @@ public final class DelegateGenerator {
             out.write("/**\n * The pass-through methods of {@link " + ifaceName + "}. Methods that hand out JDBC objects to\n");
             out.write(" * wrap, take SQL text, can write or change transaction state are not here (but for the\n");
             out.write(" * generator's value types and reviewed forwards): the subclass must implement each of them by\n");
-            out.write(" * hand (dangerous {@code default} methods are re-declared abstract).\n */\n");
+            out.write(" * hand (dangerous {@code default} methods are re-declared abstract)");
+            out.write(core == null ? ".\n */\n" : ", or, for " + String.join(", ", new java.util.TreeSet<>(coreInterfaces))
+                    + ",\n * its core {@link " + coreType + "} does.\n */\n");
             out.write("@SuppressWarnings({\"deprecation\", \"removal\"})\n");
-            out.write("abstract class " + simpleName + (superName == null ? "" : " extends " + superName)
-                    + " implements " + ifaceName + " {\n\n");
+            out.write("abstract class " + simpleName + " implements " + ifaceName + " {\n\n");
             out.write("    /** The driver's own object; never handed out. */\n");
-            out.write("    final " + ifaceName + " delegate;\n\n");
-            StringJoiner constructorParameters = new StringJoiner(", ");
-            StringJoiner superArguments = new StringJoiner(", ");
-            for (int i = 0; i < superParameters.size(); i++) {
-                constructorParameters.add(superParameters.get(i).trim() + " argument" + i);
-                superArguments.add("argument" + i);
+            out.write("    final " + ifaceName + " delegate;\n");
+            if (core != null) {
+                out.write("\n    /** What the wrapper does by hand for " + String.join(", ", new java.util.TreeSet<>(coreInterfaces))
+                        + ". */\n");
+                out.write("    final " + coreType + " core;\n");
             }
-            constructorParameters.add(ifaceName + " delegate");
-            out.write("    " + simpleName + "(" + constructorParameters + ") {\n");
-            if (wrapsSuperinterface) {
-                superArguments.add("delegate");
-                out.write("        super(" + superArguments + ");\n");
-            }
+            out.write("\n    " + simpleName + "(" + ifaceName + " delegate" + (core == null ? "" : ", " + coreType + " core")
+                    + ") {\n");
             out.write("        this.delegate = java.util.Objects.requireNonNull(delegate, \"delegate\");\n");
+            if (core != null) {
+                out.write("        this.core = java.util.Objects.requireNonNull(core, \"core\");\n");
+            }
             out.write("    }\n");
-            writeHooks(out, routes, checked, ifaceName, converts && !inheritsConversion, handsOut && !inheritsHandingOut);
+            writeHooks(out, routes, checked, ifaceName, converts, handsOut, coreType);
             for (ExecutableElement method : methods) {
                 String reason = handling(iface, method);
                 if (reason == null) {
                     writeForward(out, method, route(method), checked ? "open()" : "delegate");
+                } else if (coreInterfaces.contains(declaringInterface(method))) {
+                    writeCoreForward(out, method);
                 } else if (method.isDefault()) {
                     writeAbstract(out, method, reason);
                 }
@@ -462,42 +441,72 @@ public final class DelegateGenerator {
         return text.toString();
     }
 
-    /** The abstract methods the forwarded methods route through; the subclass implements each. */
+    /** A refused method the core implements by hand: called on it with the same arguments. */
+    private static void writeCoreForward(Writer out, ExecutableElement method) throws IOException {
+        writeHeader(out, method, false);
+        String arguments = method.getParameters().stream().map(parameter -> parameterName(method, parameter))
+                .collect(Collectors.joining(", "));
+        String call = "core." + method.getSimpleName() + "(" + arguments + ")";
+        out.write(" {\n        " + (method.getReturnType().getKind() == TypeKind.VOID ? call : "return " + call)
+                + ";\n    }\n");
+    }
+
+    /** The hooks the forwarded methods route through; the subclass (or the core) implements each. */
     private static void writeHooks(Writer out, Set<Route> routes, boolean checked, String ifaceName, boolean converts,
-                                   boolean handsOut) throws IOException {
+                                   boolean handsOut, String core) throws IOException {
         if (converts) {
             out.write("\n    /** The driver's own object for a value the application passes in, which may be one of our wrappers. */\n");
-            out.write("    abstract <T> T toDriver(T value);\n");
+            writeHook(out, core, "<T> T", "toDriver", "T value", "value", "");
         }
         if (handsOut) {
             out.write("\n    /** What the application gets for an array or LOB of the driver's: a wrapper, or the object itself. */\n");
-            out.write("    abstract <T> T toApplication(T value);\n");
+            writeHook(out, core, "<T> T", "toApplication", "T value", "value", "");
         }
         if (checked) {
             out.write("\n    /** The delegate, while the wrapper may still be used; else an SQLException. */\n");
-            out.write("    abstract " + ifaceName + " open() throws java.sql.SQLException;\n");
+            writeHook(out, core, ifaceName, "open", "", "", SQL_EXCEPTION);
         }
         if (routes.contains(Route.PARAMETER_INDEX) || routes.contains(Route.KEPT_SETTER)) {
             out.write("\n    /**\n     * The driver's index of the application's parameter {@code parameterIndex}; an index the\n");
             out.write("     * application's text does not have is refused, so that no call reaches a fence slot.\n     */\n");
-            out.write("    abstract int parameterIndex(int parameterIndex) throws java.sql.SQLException;\n");
+            writeHook(out, core, "int", "parameterIndex", "int parameterIndex", "parameterIndex", SQL_EXCEPTION);
         }
         if (routes.contains(Route.KEPT_SETTER)) {
+            String replay = core == null ? "Replay" : core + ".Replay";
             out.write("\n    /** True when the values set by index must be kept, to be set again on another statement. */\n");
-            out.write("    abstract boolean keepsValues();\n");
+            writeHook(out, core, "boolean", "keepsValues", "", "", "");
             out.write("\n    /** Keeps the value of parameter {@code parameterIndex}, which {@code setObject} sets again as the application's setter did. */\n");
-            out.write("    abstract void keepValue(int parameterIndex, Object value);\n");
+            writeHook(out, core, "void", "keepValue", "int parameterIndex, Object value", "parameterIndex, value", "");
             out.write("\n    /** Keeps how the application set parameter {@code parameterIndex}: {@code replay} sets it again. */\n");
-            out.write("    abstract void keep(int parameterIndex, Replay replay);\n");
+            writeHook(out, core, "void", "keep", "int parameterIndex, " + replay + " replay", "parameterIndex, replay", "");
             out.write("\n    /** Keeps that parameter {@code parameterIndex} was set from a stream or reader, which is read once. */\n");
-            out.write("    abstract void keepUnrepeatable(int parameterIndex);\n");
-            out.write("\n    /** Sets a kept value again, with the setter the application used, on another statement. */\n");
-            out.write("    @FunctionalInterface\n    interface Replay {\n");
-            out.write("        void set(java.sql.PreparedStatement target, int index) throws java.sql.SQLException;\n    }\n");
+            writeHook(out, core, "void", "keepUnrepeatable", "int parameterIndex", "parameterIndex", "");
+            if (core == null) {
+                out.write("\n    /** Sets a kept value again, with the setter the application used, on another statement. */\n");
+                out.write("    @FunctionalInterface\n    interface Replay {\n");
+                out.write("        void set(java.sql.PreparedStatement target, int index) throws java.sql.SQLException;\n    }\n");
+            }
         }
         if (routes.contains(Route.PARAMETER_NAME)) {
             out.write("\n    /** The name to bind or register parameter {@code parameterName} by; refuses when names may not be used. */\n");
-            out.write("    abstract String parameterName(String parameterName) throws java.sql.SQLException;\n");
+            writeHook(out, core, "String", "parameterName", "String parameterName", "parameterName", SQL_EXCEPTION);
+        }
+    }
+
+    private static final String SQL_EXCEPTION = " throws java.sql.SQLException";
+
+    /**
+     * One hook: abstract (the subclass implements it), or, when the class has a core, a final
+     * forward to the core's method of the same name (which the core must have, or nothing compiles).
+     */
+    private static void writeHook(Writer out, String core, String returns, String name, String parameters,
+                                  String arguments, String throwsClause) throws IOException {
+        if (core == null) {
+            out.write("    abstract " + returns + " " + name + "(" + parameters + ")" + throwsClause + ";\n");
+        } else {
+            String call = "core." + name + "(" + arguments + ")";
+            out.write("    final " + returns + " " + name + "(" + parameters + ")" + throwsClause + " {\n        "
+                    + (returns.equals("void") ? call : "return " + call) + ";\n    }\n");
         }
     }
 
@@ -588,8 +597,10 @@ public final class DelegateGenerator {
         if (method.getAnnotation(Deprecated.class) != null) {
             out.write("    @Deprecated\n");
         }
-        out.write("    @Override\n    public " + (isAbstract ? "abstract " : "") + method.getReturnType() + " "
-                + method.getSimpleName() + "(");
+        String typeParameters = method.getTypeParameters().isEmpty() ? ""
+                : method.getTypeParameters().stream().map(Object::toString).collect(Collectors.joining(", ", "<", "> "));
+        out.write("    @Override\n    public " + (isAbstract ? "abstract " : "") + typeParameters + method.getReturnType()
+                + " " + method.getSimpleName() + "(");
         StringJoiner parameters = new StringJoiner(", ");
         for (VariableElement parameter : method.getParameters()) {
             parameters.add(parameter.asType() + " " + parameterName(method, parameter));

@@ -2,7 +2,7 @@ package dev.fencing.jdbc;
 
 import dev.fencing.internal.jdbc.ConnectionContext;
 import dev.fencing.internal.jdbc.FencedConnection;
-import dev.fencing.internal.jdbc.GuardStates;
+import dev.fencing.internal.guard.GuardStates;
 
 import dev.fencing.FencingConfig;
 import dev.fencing.FencingException;

@@ -2,7 +2,6 @@ package dev.fencing.jdbc;
 
 import dev.fencing.internal.jdbc.EpochClaim;
 
-
 import dev.fencing.FencingConfig;
 
 import java.sql.SQLException;

@@ -1,6 +1,6 @@
 package dev.fencing.jdbc;
 
-import dev.fencing.internal.jdbc.ConfigSources;
+import dev.fencing.internal.config.ConfigSources;
 import dev.fencing.internal.jdbc.ConnectionContext;
 import dev.fencing.internal.jdbc.ConnectionFencing;
 import dev.fencing.internal.jdbc.Listeners;

@@ -1,8 +1,8 @@
 package dev.fencing.jdbc;
 
-import dev.fencing.internal.jdbc.ConfigSources;
+import dev.fencing.internal.config.ConfigSources;
 import dev.fencing.internal.jdbc.ConnectionContext;
-import dev.fencing.internal.jdbc.FencingUrl;
+import dev.fencing.internal.config.FencingUrl;
 import dev.fencing.internal.jdbc.Listeners;
 
 import dev.fencing.FencingConfig;

@@ -68,13 +68,13 @@ class BypassCorpusTest {
         final DataSource fenced;
         final Connection admin;
 
-        Database(Target target, String schema, DataSource raw, FencingConfig config) throws SQLException {
+        Database(Target target, String schema, DataSource raw, DataSource fencedPath) throws SQLException {
             this.target = target;
             this.schema = schema;
             this.raw = raw;
             // FENCING_PROOF_CORPUS_UNFENCED=true runs the corpus without the driver: every FENCED entry must then fail.
             this.fenced = Boolean.parseBoolean(System.getenv("FENCING_PROOF_CORPUS_UNFENCED")) ? raw
-                    : new FencingDataSource(raw, config);
+                    : fencedPath;
             this.admin = raw.getConnection();
         }
     }
@@ -89,15 +89,15 @@ class BypassCorpusTest {
 
     BypassCorpusTest(@TestDatabase(TestDatabase.Kind.POSTGRESQL) DataSource pg,
                      @TestDatabase(TestDatabase.Kind.MARIADB) DataSource maria) throws SQLException {
-        databases.put(Target.PG, new Database(Target.PG, Db.home(pg), pg, config(Db.home(pg))));
+        databases.put(Target.PG, new Database(Target.PG, Db.home(pg), pg, fencedPath(pg, config(Db.home(pg)))));
         MariaDbDataSource scratch = (MariaDbDataSource) maria;
         String url = scratch.getUrl();
         // Several statements per string are part of the corpus; the riskier setting is the one to prove.
         MariaDbDataSource multi = new MariaDbDataSource(url + (url.contains("?") ? "&" : "?") + "allowMultiQueries=true");
-        databases.put(Target.MARIA, new Database(Target.MARIA, Db.home(maria), multi, config(Db.home(maria))));
+        databases.put(Target.MARIA, new Database(Target.MARIA, Db.home(maria), multi, fencedPath(multi, config(Db.home(maria)))));
         JdbcDataSource h2 = new JdbcDataSource();
         h2.setURL("jdbc:h2:mem:corpus_" + UUID.randomUUID().toString().replace("-", "") + ";DB_CLOSE_DELAY=-1");
-        databases.put(Target.H2, new Database(Target.H2, "PUBLIC", h2, config("PUBLIC")));
+        databases.put(Target.H2, new Database(Target.H2, "PUBLIC", h2, fencedPath(h2, config("PUBLIC"))));
     }
 
     /** The configuration the corpus runs under on the database whose schema is {@code schema}. */
@@ -178,6 +178,11 @@ class BypassCorpusTest {
         }
         System.out.println("CORPUS control " + db.target.tag + ": " + runs + " runs through the raw data source, "
                 + "unfenced writes detected in all " + runs);
+    }
+
+    /** The data source the corpus runs through: {@code raw} fenced with {@code config}. */
+    DataSource fencedPath(DataSource raw, FencingConfig config) {
+        return new FencingDataSource(raw, config);
     }
 
     /** Where the control sends its entries: the raw data source. */

@@ -157,6 +157,11 @@ class FuzzTest {
         return FencingConfig.builder().tables("orders").build();
     }
 
+    /** The data source the fuzzer runs through: {@code raw} fenced with {@code config}. */
+    DataSource fencedPath(DataSource raw, FencingConfig config) {
+        return new FencingDataSource(raw, config);
+    }
+
     /** Where the control sends its statements: the raw data source. */
     DataSource controlPath(DataSource raw, String schema) {
         return raw;
@@ -180,7 +185,7 @@ class FuzzTest {
         long deadline = System.nanoTime() + budget.toNanos();
         DataSource fenced = control ? controlPath(raw, schema)
                 : Boolean.parseBoolean(System.getenv("FENCING_FUZZ_UNFENCED")) ? raw
-                : new FencingDataSource(raw, config(schema));
+                : fencedPath(raw, config(schema));
         long violations = 0;
         long[] outcomes = new long[4]; // completed, SQLException, refused by the driver, garbage statements
         long applied = 0;

@@ -2,11 +2,8 @@ package dev.fencing.proof;
 
 import dev.fencing.FencingConfig;
 import dev.fencing.jdbc.DatabaseGuard;
-import dev.fencing.jdbc.FencingDataSource;
 import dev.fencing.proof.Corpus.Entry;
-import dev.fencing.internal.sql.RewriteSwitch;
 import dev.fencing.testing.TestDatabase;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
@@ -17,7 +14,7 @@ import java.util.Map;
 
 /**
  * The bypass corpus once more, with {@code fencing.database-guard=required}, the guard installed,
- * and the analyzer's rewrite switched off ({@link RewriteSwitch}, a test-only hook): every text is
+ * and the analyzer's rewrite switched off ({@link RewriteOff}, a test-only hook): every text is
  * sent as the application wrote it, with no front-door fence check, so the triggers alone must
  * hold every case. The property is the corpus's own: no unfenced write, judged from the rows. What
  * each entry throws is not checked here (the trigger's refusals replace the front door's).
@@ -29,8 +26,6 @@ import java.util.Map;
  */
 @EnabledIfSystemProperty(named = "fencing.long", matches = "true")
 class GuardedBypassCorpusTest extends BypassCorpusTest {
-
-    private AutoCloseable rewriteOff;
 
     GuardedBypassCorpusTest(@TestDatabase(TestDatabase.Kind.POSTGRESQL) DataSource pg,
                             @TestDatabase(TestDatabase.Kind.MARIADB) DataSource maria) throws SQLException {
@@ -57,12 +52,11 @@ class GuardedBypassCorpusTest extends BypassCorpusTest {
             });
             DatabaseGuard.install(db.raw, config(db.schema));
         }
-        rewriteOff = RewriteSwitch.off();
     }
 
-    @AfterAll
-    void rewriteOn() throws Exception {
-        rewriteOff.close();
+    @Override
+    DataSource fencedPath(DataSource raw, FencingConfig config) {
+        return RewriteOff.over(raw, config);
     }
 
     @Override
@@ -72,7 +66,7 @@ class GuardedBypassCorpusTest extends BypassCorpusTest {
 
     @Override
     DataSource controlPath(Database db) {
-        return new FencingDataSource(db.raw, unguarded(db.schema));
+        return RewriteOff.over(db.raw, unguarded(db.schema));
     }
 
     @Override

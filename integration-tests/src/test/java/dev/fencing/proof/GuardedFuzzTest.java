@@ -2,10 +2,7 @@ package dev.fencing.proof;
 
 import dev.fencing.FencingConfig;
 import dev.fencing.jdbc.DatabaseGuard;
-import dev.fencing.jdbc.FencingDataSource;
-import dev.fencing.internal.sql.RewriteSwitch;
 import dev.fencing.testing.TestDatabase;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
@@ -16,14 +13,12 @@ import java.sql.SQLException;
 
 /**
  * The fuzzer once more with {@code fencing.database-guard=required}, the guard installed and the
- * analyzer's rewrite switched off ({@link RewriteSwitch}, test-only): the triggers alone must keep
+ * analyzer's rewrite switched off ({@link RewriteOff}, test-only): the triggers alone must keep
  * every change of the fenced table within the check. The control runs the same statements with the
  * rewrite off and no guard, and must find violations. Behind the {@code long} profile.
  */
 @EnabledIfSystemProperty(named = "fencing.long", matches = "true")
 class GuardedFuzzTest extends FuzzTest {
-
-    private AutoCloseable rewriteOff;
 
     GuardedFuzzTest(DataSource pgScratch, @TestDatabase(TestDatabase.Kind.MARIADB) DataSource mariaScratch)
             throws SQLException {
@@ -37,7 +32,12 @@ class GuardedFuzzTest extends FuzzTest {
 
     @Override
     DataSource controlPath(DataSource raw, String schema) {
-        return new FencingDataSource(raw, FencingConfig.builder().tables(schema + ".orders").build());
+        return RewriteOff.over(raw, FencingConfig.builder().tables(schema + ".orders").build());
+    }
+
+    @Override
+    DataSource fencedPath(DataSource raw, FencingConfig config) {
+        return RewriteOff.over(raw, config);
     }
 
     @Override
@@ -52,18 +52,12 @@ class GuardedFuzzTest extends FuzzTest {
     @BeforeAll
     void installGuard() throws SQLException {
         install();
-        rewriteOff = RewriteSwitch.off();
     }
 
     private void install() throws SQLException {
         DatabaseGuard.install(pgScratch, config(pgSchema));
         DatabaseGuard.install(maria, config(mariaSchema));
         DatabaseGuard.install(h2, config("PUBLIC"));
-    }
-
-    @AfterAll
-    void rewriteOn() throws Exception {
-        rewriteOff.close();
     }
 
     @Test

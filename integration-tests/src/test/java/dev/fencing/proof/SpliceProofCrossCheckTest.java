@@ -1,7 +1,7 @@
 package dev.fencing.proof;
 
 import dev.fencing.FencingConfig;
-import dev.fencing.internal.sql.SpliceProofSwitch;
+import dev.fencing.internal.sql.AnalyzerOptions;
 import dev.fencing.internal.sql.StatementAnalyzer;
 import dev.fencing.proof.Corpus.Entry;
 import dev.fencing.proof.Corpus.Target;
@@ -22,6 +22,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class SpliceProofCrossCheckTest {
 
+    /** The analyzer's cross-check, asked for when each analyzer is made (never in production). */
+    private static final AnalyzerOptions CROSS_CHECKED = new AnalyzerOptions(true, true);
+
     private static final boolean LONG = Boolean.getBoolean("fencing.long");
     private static final List<FencingConfig> CONFIGS = List.of(
             FencingConfig.builder().tables("orders", "payments").build(),
@@ -34,35 +37,33 @@ class SpliceProofCrossCheckTest {
         Random random = new Random(2026_12_01L);
         long accepted = 0;
         long texts = 0;
-        try (AutoCloseable crossCheck = SpliceProofSwitch.crossCheck()) {
-            for (Target target : Target.values()) {
-                String schema = target == Target.H2 ? "PUBLIC" : "fx_schema";
-                List<String> base = new ArrayList<>();
-                for (Entry entry : Corpus.load()) {
-                    if (entry.targets().contains(target)) {
-                        base.addAll(entry.statements(schema));
-                    }
+        for (Target target : Target.values()) {
+            String schema = target == Target.H2 ? "PUBLIC" : "fx_schema";
+            List<String> base = new ArrayList<>();
+            for (Entry entry : Corpus.load()) {
+                if (entry.targets().contains(target)) {
+                    base.addAll(entry.statements(schema));
                 }
-                SqlFuzzer fuzzer = new SqlFuzzer(20261201, switch (target) {
-                    case PG -> SqlFuzzer.Flavor.POSTGRESQL;
-                    case H2 -> SqlFuzzer.Flavor.H2;
-                    case MARIA -> SqlFuzzer.Flavor.MARIADB;
-                }, schema);
-                for (int i = 0; i < (LONG ? 5000 : 400); i++) {
-                    base.add(fuzzer.statement());
+            }
+            SqlFuzzer fuzzer = new SqlFuzzer(20261201, switch (target) {
+                case PG -> SqlFuzzer.Flavor.POSTGRESQL;
+                case H2 -> SqlFuzzer.Flavor.H2;
+                case MARIA -> SqlFuzzer.Flavor.MARIADB;
+            }, schema);
+            for (int i = 0; i < (LONG ? 5000 : 400); i++) {
+                base.add(fuzzer.statement());
+            }
+            List<String> all = new ArrayList<>(base);
+            for (String sql : base) {
+                all.add(withNoise(sql, random));
+            }
+            for (FencingConfig config : CONFIGS) {
+                StatementAnalyzer analyzer = new StatementAnalyzer(config, target.dialect(), CROSS_CHECKED);
+                for (String sql : all) {
+                    analyzer.fullAnalysis(sql);
+                    texts++;
                 }
-                List<String> all = new ArrayList<>(base);
-                for (String sql : base) {
-                    all.add(withNoise(sql, random));
-                }
-                for (FencingConfig config : CONFIGS) {
-                    StatementAnalyzer analyzer = new StatementAnalyzer(config, target.dialect());
-                    for (String sql : all) {
-                        analyzer.fullAnalysis(sql);
-                        texts++;
-                    }
-                    accepted += analyzer.spliceProofsFromParse();
-                }
+                accepted += analyzer.spliceProofsFromParse();
             }
         }
         System.out.println("SPLICE PROOF: " + texts + " analyses, " + accepted

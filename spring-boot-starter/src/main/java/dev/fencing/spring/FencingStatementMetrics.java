@@ -1,6 +1,8 @@
 package dev.fencing.spring;
 
 import dev.fencing.events.FencingListener;
+import dev.fencing.events.PlanningEvent;
+import dev.fencing.events.StatementEvent;
 import dev.fencing.events.Refusal;
 import dev.fencing.events.Rejection;
 
@@ -70,9 +72,10 @@ final class FencingStatementMetrics implements MeterBinder, FencingListener {
     }
 
     @Override
-    public void statementFenced(String table) {
+    public void statementFenced(StatementEvent event) {
         MeterRegistry current = registry;
         if (current != null) {
+            String table = event.table();
             Counter counter = fenced.get(tableTag(table));
             if (counter == null) {
                 counter = fenced.computeIfAbsent(tableTag(table), t -> Counter.builder(STATEMENTS)
@@ -83,7 +86,7 @@ final class FencingStatementMetrics implements MeterBinder, FencingListener {
     }
 
     @Override
-    public void statementPassedThrough() {
+    public void statementPassedThrough(StatementEvent event) {
         Counter counter = passed;
         if (counter != null) {
             counter.increment();
@@ -91,9 +94,11 @@ final class FencingStatementMetrics implements MeterBinder, FencingListener {
     }
 
     @Override
-    public void statementRefused(Refusal kind, String table) {
+    public void statementRefused(StatementEvent event) {
         MeterRegistry current = registry;
         if (current != null) {
+            Refusal kind = event.refusal();
+            String table = event.table();
             refused.get(kind).computeIfAbsent(tableTag(table), t -> Counter.builder(STATEMENTS)
                     .tag("outcome", "refused").tag("kind", kind.name().toLowerCase(Locale.ROOT)).tag("table", t)
                     .register(current)).increment();
@@ -101,9 +106,11 @@ final class FencingStatementMetrics implements MeterBinder, FencingListener {
     }
 
     @Override
-    public void writeRejected(Rejection kind, String table) {
+    public void writeRejected(StatementEvent event) {
         MeterRegistry current = registry;
         if (current != null) {
+            Rejection kind = event.rejection();
+            String table = event.table();
             rejected.get(kind).computeIfAbsent(tableTag(table), t -> Counter.builder(REJECTED)
                     .description("Writes rejected because their fence was stale")
                     .tag("kind", kind.name().toLowerCase(Locale.ROOT)).tag("table", t).register(current)).increment();
@@ -111,11 +118,11 @@ final class FencingStatementMetrics implements MeterBinder, FencingListener {
     }
 
     @Override
-    public void statementPlanned(long nanos, boolean cacheHit, int plans) {
-        Timer timer = cacheHit ? hits : misses;
+    public void statementPlanned(PlanningEvent event) {
+        Timer timer = event.cacheHit() ? hits : misses;
         if (timer != null) {
-            timer.record(nanos, TimeUnit.NANOSECONDS);
-            cachedPlans.set(plans);
+            timer.record(event.nanos(), TimeUnit.NANOSECONDS);
+            cachedPlans.set(event.cachedPlans());
         }
     }
 

@@ -2,7 +2,7 @@ package dev.fencing.internal.cli;
 
 import dev.fencing.FencingConfig;
 import dev.fencing.internal.guard.Guards;
-import dev.fencing.internal.jdbc.ConfigSources;
+import dev.fencing.internal.config.ConfigSources;
 import dev.fencing.internal.jdbc.ConnectionContext;
 import dev.fencing.jdbc.DatabaseGuard;
 

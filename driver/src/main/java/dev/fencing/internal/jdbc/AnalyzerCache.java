@@ -1,6 +1,7 @@
 package dev.fencing.internal.jdbc;
 
 import dev.fencing.FencingConfig;
+import dev.fencing.internal.sql.AnalyzerOptions;
 import dev.fencing.internal.sql.Dialect;
 import dev.fencing.internal.sql.StatementAnalyzer;
 
@@ -24,6 +25,7 @@ final class AnalyzerCache {
     }
 
     private final FencingConfig config;
+    private final AnalyzerOptions options;
     private final Map<Key, StatementAnalyzer> analyzers = new LinkedHashMap<>(16, 0.75f, true) {
         private static final long serialVersionUID = 1L;
 
@@ -33,13 +35,14 @@ final class AnalyzerCache {
         }
     };
 
-    AnalyzerCache(FencingConfig config) {
+    AnalyzerCache(FencingConfig config, AnalyzerOptions options) {
         this.config = config;
+        this.options = options;
     }
 
     /** The analyzer for connections of {@code dialect} to the database at {@code url} (null when unknown). */
     synchronized StatementAnalyzer get(Dialect dialect, String url) {
-        return analyzers.computeIfAbsent(new Key(dialect, url), key -> new StatementAnalyzer(config, dialect));
+        return analyzers.computeIfAbsent(new Key(dialect, url), key -> new StatementAnalyzer(config, dialect, options));
     }
 
     /** The fenced tables whose fence column passed its check on any of these databases, sorted. */

@@ -1,6 +1,8 @@
 package dev.fencing.internal.jdbc;
 
-import dev.fencing.StaleFenceException;
+import dev.fencing.internal.diagnosis.BatchCheck;
+import dev.fencing.internal.epoch.EpochBatch;
+import dev.fencing.internal.diagnosis.DiagnosedConnection;
 import dev.fencing.internal.sql.FencePlan;
 
 import java.sql.SQLException;
@@ -12,12 +14,9 @@ import java.util.List;
  * and (when its diagnosis needs them) the application's values. After the batch ran, entries the
  * fence rejected are reported together in one {@link StaleFenceException}.
  */
-final class BatchLog {
+public final class BatchLog implements EpochBatch {
 
-    private record Entry(int index, FencePlan plan, long fence, Object[] values) {
-    }
-
-    private final List<Entry> fenced = new ArrayList<>();
+    private final List<BatchCheck.Entry> fenced = new ArrayList<>();
     private int size;
 
     /** The distinct (lock, fence) pairs of the entries that write epoch-mode tables. */
@@ -37,7 +36,7 @@ final class BatchLog {
      */
     void add(FencePlan plan, long fence, String lock, Object[] values) {
         if (plan.kind() == FencePlan.Kind.FENCED) {
-            fenced.add(new Entry(size, plan, fence, values));
+            fenced.add(new BatchCheck.Entry(size, plan, fence, values));
             if (plan.writesEpochTable()) {
                 addEpoch(lock, fence, plan.fencedTable());
             }
@@ -85,7 +84,7 @@ final class BatchLog {
     /** The fenced tables the entries write, each once. */
     java.util.Set<String> fencedTables() {
         java.util.Set<String> tables = new java.util.LinkedHashSet<>();
-        for (Entry entry : fenced) {
+        for (BatchCheck.Entry entry : fenced) {
             tables.add(entry.plan().fencedTable());
         }
         return tables;
@@ -96,82 +95,41 @@ final class BatchLog {
         return fenced.isEmpty() ? null : fenced.get(0).plan().fencedTable();
     }
 
-    int epochWrites() {
+    public int epochWrites() {
         return epochLocks == null ? 0 : epochLocks.size();
     }
 
     /** The locks of those pairs (a new array). */
-    String[] epochLocks() {
+    public String[] epochLocks() {
         return epochLocks.toArray(new String[0]);
     }
 
     /** The fences of those pairs, in the order of {@link #epochLocks()} (a new array). */
-    long[] epochFences() {
+    public long[] epochFences() {
         return java.util.Arrays.copyOf(epochFences, epochLocks.size());
     }
 
     /** The first epoch-mode table an entry writes. */
-    String epochTable() {
+    public String epochTable() {
         return epochTable;
     }
 
     /** True when an entry's text begins, ends or rolls back a transaction itself. */
-    boolean controlsTransaction() {
+    public boolean controlsTransaction() {
         return controlsTransaction;
     }
 
-    void check(FencedConnection connection, int[] counts) throws SQLException {
-        if (fenced.isEmpty()) {
-            return;
+    /** After the batch ran: its fenced entries whose counts may mean a stale fence are diagnosed ({@link BatchCheck}). */
+    void check(DiagnosedConnection connection, int[] counts) throws SQLException {
+        if (!fenced.isEmpty()) {
+            BatchCheck.check(connection, fenced, counts);
         }
-        long[] large = new long[counts.length];
-        for (int i = 0; i < counts.length; i++) {
-            large[i] = counts[i];
-        }
-        check(connection, large);
     }
 
-    /** Throws one {@link StaleFenceException} naming every entry the fence rejected. */
-    void check(FencedConnection connection, long[] counts) throws SQLException {
-        if (fenced.isEmpty()) {
-            return;
-        }
-        int[] stale = null;
-        int staleCount = 0;
-        StaleFenceException first = null;
-        ZeroRowDiagnosis diagnosis = null;
-        try {
-            for (Entry entry : fenced) {
-                if (entry.index >= counts.length) {
-                    continue;
-                }
-                boolean unknown = ZeroRowDiagnosis.countUnknownNeedsDiagnosis(connection.config(), entry.plan,
-                        counts[entry.index]);
-                if (!unknown && !ZeroRowDiagnosis.mayBeStale(connection.config(), entry.plan, counts[entry.index])) {
-                    continue;
-                }
-                if (diagnosis == null) {
-                    diagnosis = ZeroRowDiagnosis.forBatch(connection);
-                }
-                StaleFenceException rejected = unknown
-                        ? diagnosis.staleWithUnknownCount(entry.plan, entry.fence, entry.values, entry.index)
-                        : diagnosis.stale(entry.plan, entry.fence, counts[entry.index], entry.values);
-                if (rejected != null) {
-                    if (first == null) {
-                        first = rejected;
-                        stale = new int[fenced.size()];
-                    }
-                    stale[staleCount++] = entry.index;
-                }
-            }
-        } finally {
-            if (diagnosis != null) {
-                diagnosis.close();
-            }
-        }
-        if (first != null) {
-            int[] entries = java.util.Arrays.copyOf(stale, staleCount);
-            throw new StaleFenceException(first.attemptedFence(), first.currentFence(), first.table(), entries, counts);
+    /** The same, for {@code executeLargeBatch}. */
+    void check(DiagnosedConnection connection, long[] counts) throws SQLException {
+        if (!fenced.isEmpty()) {
+            BatchCheck.check(connection, fenced, counts);
         }
     }
 }

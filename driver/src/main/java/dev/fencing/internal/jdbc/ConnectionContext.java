@@ -1,8 +1,12 @@
 package dev.fencing.internal.jdbc;
 
-import dev.fencing.jdbc.FencingDataSource;
+import dev.fencing.internal.guard.SendHook;
+import dev.fencing.internal.epoch.EpochClaims;
+import dev.fencing.internal.guard.GuardHook;
+import dev.fencing.internal.guard.CodeInTexts;
 
 import dev.fencing.FencingConfig;
+import dev.fencing.internal.sql.AnalyzerOptions;
 import dev.fencing.internal.sql.Dialect;
 import dev.fencing.internal.sql.StatementAnalyzer;
 
@@ -20,7 +24,7 @@ import java.util.Set;
  *
  * <p>Who has which context:
  * <ul>
- *   <li>each {@link FencingDataSource} has its own, with listeners of its own;</li>
+ *   <li>each {@code FencingDataSource} has its own, with listeners of its own;</li>
  *   <li>the {@code jdbc:fencing:} driver and the agent ({@link ConnectionFencing}) share one per
  *       configuration ({@link #shared(FencingConfig)}: equal configurations, one context), with the
  *       process-wide listeners.</li>
@@ -65,8 +69,16 @@ public final class ConnectionContext {
     };
 
     public ConnectionContext(FencingConfig config, Listeners listeners) {
+        this(config, listeners, AnalyzerOptions.CHECKED);
+    }
+
+    /**
+     * A context whose analyzers are made with {@code options}: only tests pass anything but
+     * {@link AnalyzerOptions#CHECKED} (the guard's proof tests, with the rewrite off).
+     */
+    public ConnectionContext(FencingConfig config, Listeners listeners, AnalyzerOptions options) {
         this.config = Objects.requireNonNull(config, "config");
-        this.analyzers = new AnalyzerCache(config);
+        this.analyzers = new AnalyzerCache(config, Objects.requireNonNull(options, "options"));
         this.listeners = listeners;
         this.sendHooks = sendHookFactory(config);
     }
@@ -134,7 +146,7 @@ public final class ConnectionContext {
     }
 
     /** The claims shared by this context's connections to {@code raw}'s database; its own when the URL is unknown. */
-    EpochClaims claimsFor(Connection raw) {
+    public EpochClaims claimsFor(Connection raw) {
         String url;
         try {
             url = raw.getMetaData().getURL();

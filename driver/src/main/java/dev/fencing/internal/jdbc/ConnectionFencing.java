@@ -1,6 +1,5 @@
 package dev.fencing.internal.jdbc;
 
-import dev.fencing.jdbc.FencingDataSource;
 
 import dev.fencing.FencingConfig;
 
@@ -10,11 +9,11 @@ import java.util.Objects;
 
 /**
  * Fences a connection that something else opened. <strong>For the fencing agent; not for
- * applications</strong>: applications use {@link FencingDataSource} or the {@code jdbc:fencing:}
+ * applications</strong>: applications use {@code FencingDataSource} or the {@code jdbc:fencing:}
  * URL. This class may change or disappear in any release.
  *
  * <p>Connections fenced here get the same wrappers, and so the same enforcement, as those of
- * {@link FencingDataSource}: they go through the same {@link ConnectionContext} as the
+ * {@code FencingDataSource}: they go through the same {@link ConnectionContext} as the
  * {@code jdbc:fencing:} driver's, one per configuration (analyzers per dialect, epoch claims per
  * database URL, the process-wide listeners); a new configuration (the agent adds tables at run
  * time) gets a new context, used by the connections fenced after it.

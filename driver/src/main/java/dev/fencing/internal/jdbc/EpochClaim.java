@@ -1,5 +1,9 @@
 package dev.fencing.internal.jdbc;
 
+import dev.fencing.internal.epoch.EpochClaims;
+import dev.fencing.internal.epoch.EpochGuard;
+import dev.fencing.internal.epoch.EpochSql;
+import dev.fencing.internal.txn.TransactionState;
 import dev.fencing.internal.sql.Dialect;
 
 import java.sql.Connection;
@@ -51,7 +55,7 @@ public final class EpochClaim {
                              long fence) throws SQLException {
         try (Connection connection = dataSource.getConnection()) {
             FencedConnection fenced = FencedConnection.fencedBehind(connection);
-            Connection database = fenced == null ? connection : fenced.database();
+            Connection database = FencedConnection.databaseBehind(connection);
             EpochGuard fencedGuard = fenced == null ? null : fenced.epoch();
             EpochClaims claims = context != null ? context.claimsFor(database)
                     : fencedGuard != null ? fencedGuard.claims() : new EpochClaims();

@@ -1,5 +1,7 @@
 package dev.fencing.internal.jdbc;
 
+import dev.fencing.internal.txn.TransactionText;
+import dev.fencing.internal.diagnosis.ReturningCheck;
 import dev.fencing.internal.sql.FencePlan;
 
 /**
@@ -13,9 +15,10 @@ import dev.fencing.internal.sql.FencePlan;
  * what must outlive an execution (a batch entry, a returning check) is copied. Package-private
  * fields, like a record's components, read by the pipeline and the wrappers.
  *
- * <p>The statement wrappers extend it ({@link DelegatingStatement}) instead of holding one: as a
- * field it cost every prepared statement a second object, +40 B and about +20 % on the wrapper
- * benchmark's prepare-and-execute. The pipeline still sees only an {@code Execution}.
+ * <p>A statement's {@link StatementCore} is its execution (it extends this class instead of holding
+ * one: as a field it cost every prepared statement a second object, +40 B and about +20 % on the
+ * wrapper benchmark's prepare-and-execute). The pipeline's steps see only an {@code Execution}; a
+ * prepare, which has no statement yet, uses one of its own.
  */
 class Execution {
 

@@ -1,6 +1,11 @@
 package dev.fencing.internal.jdbc;
 
+import dev.fencing.internal.guard.SendHook;
+import dev.fencing.internal.txn.TransactionState;
+import dev.fencing.internal.epoch.EpochGuard;
+import dev.fencing.internal.epoch.EpochClaims;
 import dev.fencing.FencingConfig;
+import dev.fencing.FencingException;
 import dev.fencing.internal.sql.FencePlan;
 import dev.fencing.internal.sql.StatementAnalyzer;
 
@@ -57,7 +62,7 @@ public final class FencedConnection extends ConnectionDelegate {
         this.pipeline = new Pipeline(this, analyzer, transaction, epoch, hook, listeners);
     }
 
-    FencingConfig config() {
+    public FencingConfig config() {
         return config;
     }
 
@@ -71,7 +76,7 @@ public final class FencedConnection extends ConnectionDelegate {
     }
 
     /** The epoch guard, or null when no fenced table is in epoch mode. */
-    EpochGuard epoch() {
+    public EpochGuard epoch() {
         return epoch;
     }
 
@@ -80,8 +85,12 @@ public final class FencedConnection extends ConnectionDelegate {
         return pipeline;
     }
 
-    /** The driver's connection, for the fencing layer's own queries (zero-row diagnosis). */
-    public Connection database() throws SQLException {
+    /**
+     * The driver's connection, for the fencing layer's own queries (the analyzer's metadata, the
+     * zero-row diagnosis through the {@link Pipeline}). Not public: {@code unwrap} refuses the
+     * raw connection, and so does everything a user can reach.
+     */
+    Connection database() throws SQLException {
         return open();
     }
 
@@ -110,8 +119,23 @@ public final class FencedConnection extends ConnectionDelegate {
         }
     }
 
-    /** The driver's connection behind a fenced one, else {@code connection} itself. */
+    private static final StackWalker CALLERS = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
+
+    /**
+     * The driver's connection behind a fenced one, else {@code connection} itself: for the driver's
+     * own sanctioned work on a connection an application passed in (the epoch claim, the database
+     * guard's DDL and migrations). Refused to any caller outside the driver's own code, since it
+     * hands out what {@code unwrap} refuses.
+     */
     public static Connection databaseBehind(Connection connection) throws SQLException {
+        Class<?> caller = CALLERS.getCallerClass();
+        if (caller.getClassLoader() != FencedConnection.class.getClassLoader()
+                || !java.util.Objects.equals(caller.getProtectionDomain().getCodeSource(),
+                        FencedConnection.class.getProtectionDomain().getCodeSource())) {
+            throw new FencingException("the driver's connection behind a fenced one is not handed out (" + caller.getName()
+                    + " asked for it): use the fenced connection, or a raw connection of your own for sanctioned"
+                    + " migrations (DatabaseGuard.migrate)");
+        }
         FencedConnection fenced = fencedBehind(connection);
         return fenced == null ? connection : fenced.database();
     }

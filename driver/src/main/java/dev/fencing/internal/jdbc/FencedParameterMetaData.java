@@ -20,7 +20,7 @@ final class FencedParameterMetaData extends ParameterMetaDataDelegate {
 
     @Override
     int parameterIndex(int param) throws SQLException {
-        return FencedPreparedStatement.databaseIndex(plan, param);
+        return StatementCore.databaseIndex(plan, param);
     }
 
     @Override

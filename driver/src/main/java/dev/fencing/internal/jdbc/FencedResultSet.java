@@ -1,5 +1,6 @@
 package dev.fencing.internal.jdbc;
 
+import dev.fencing.internal.diagnosis.ReturningCheck;
 import dev.fencing.FencingException;
 import dev.fencing.UnfenceableStatementException;
 import dev.fencing.internal.sql.FencePlan;
@@ -28,13 +29,13 @@ final class FencedResultSet extends ResultSetDelegate {
 
     private final FencedConnection connection;
     /** The statement wrapper; null until asked for when the rows did not come from one of ours. */
-    private DelegatingStatement statement;
+    private Statement statement;
     /** The plan of the statement that produced these rows; null when unknown. */
     private final FencePlan origin;
     private ReturningCheck check;
     private long rows;
 
-    FencedResultSet(FencedConnection connection, DelegatingStatement statement, ResultSet delegate, FencePlan origin,
+    FencedResultSet(FencedConnection connection, Statement statement, ResultSet delegate, FencePlan origin,
                     ReturningCheck check) {
         super(delegate);
         this.connection = connection;
@@ -88,7 +89,7 @@ final class FencedResultSet extends ResultSetDelegate {
     }
 
     /** A value read from the database, with result sets (PostgreSQL refcursors) and arrays fenced. */
-    static Object fencedValue(FencedConnection connection, DelegatingStatement statement, Object value) {
+    static Object fencedValue(FencedConnection connection, Statement statement, Object value) {
         if (value instanceof ResultSet nested) {
             return new FencedResultSet(connection, statement, nested, null, null);
         }
@@ -104,8 +105,8 @@ final class FencedResultSet extends ResultSetDelegate {
         return value;
     }
 
-    /** {@link #fencedValue(FencedConnection, DelegatingStatement, Object)} as what {@code getObject(.., type)} asked for. */
-    static <T> T fencedValue(FencedConnection connection, DelegatingStatement statement, Object value, Class<T> type)
+    /** {@link #fencedValue(FencedConnection, Statement, Object)} as what {@code getObject(.., type)} asked for. */
+    static <T> T fencedValue(FencedConnection connection, Statement statement, Object value, Class<T> type)
             throws SQLException {
         Object fenced = fencedValue(connection, statement, value);
         if (fenced != null && !type.isInstance(fenced)) {

@@ -7,11 +7,19 @@ import java.sql.Statement;
  * {@code addBatch} is planned (from the analyzer's cache) and walks the connection's
  * {@link Pipeline}: texts that write no fenced table are sent unchanged; refused texts, and fenced
  * writes with no fence in scope, are refused before anything is sent; fenced writes are sent with
- * the admitted fence rendered into the text.
+ * the admitted fence rendered into the text. The pass-through methods are generated
+ * ({@link StatementDelegate}); what the generator refuses to pass through is the
+ * {@link StatementCore}'s.
  */
-final class FencedStatement extends DelegatingStatement {
+final class FencedStatement extends StatementDelegate {
 
     FencedStatement(FencedConnection connection, Statement delegate) {
-        super(connection, delegate);
+        super(delegate, new StatementCore(connection, delegate));
+        core.ownedBy(this);
+    }
+
+    @Override
+    public String toString() {
+        return core.toString();
     }
 }

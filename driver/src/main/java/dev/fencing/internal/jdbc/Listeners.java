@@ -1,9 +1,16 @@
 package dev.fencing.internal.jdbc;
 
+import dev.fencing.FencingException;
+import dev.fencing.MissingFenceException;
+import dev.fencing.StaleFenceException;
+import dev.fencing.UnfenceableStatementException;
 import dev.fencing.events.FencingListener;
+import dev.fencing.events.PlanningEvent;
+import dev.fencing.events.StatementEvent;
 import dev.fencing.events.Refusal;
 import dev.fencing.events.Rejection;
 
+import java.sql.SQLException;
 import java.util.Arrays;
 import java.util.Objects;
 
@@ -48,9 +55,10 @@ public final class Listeners {
     }
 
     static void fenced(FencingListener[] listeners, String table) {
+        StatementEvent event = StatementEvent.fenced(table);
         for (FencingListener listener : listeners) {
             try {
-                listener.statementFenced(table);
+                listener.statementFenced(event);
             } catch (RuntimeException ignored) {
                 // a listener never changes a statement's outcome
             }
@@ -60,7 +68,7 @@ public final class Listeners {
     static void passedThrough(FencingListener[] listeners) {
         for (FencingListener listener : listeners) {
             try {
-                listener.statementPassedThrough();
+                listener.statementPassedThrough(StatementEvent.PASSED_THROUGH);
             } catch (RuntimeException ignored) {
                 // a listener never changes a statement's outcome
             }
@@ -68,9 +76,10 @@ public final class Listeners {
     }
 
     static void refused(FencingListener[] listeners, Refusal kind, String table) {
+        StatementEvent event = StatementEvent.refused(kind, table);
         for (FencingListener listener : listeners) {
             try {
-                listener.statementRefused(kind, table);
+                listener.statementRefused(event);
             } catch (RuntimeException ignored) {
                 // a listener never changes a statement's outcome
             }
@@ -78,9 +87,10 @@ public final class Listeners {
     }
 
     static void rejected(FencingListener[] listeners, Rejection kind, String table) {
+        StatementEvent event = StatementEvent.rejected(kind, table);
         for (FencingListener listener : listeners) {
             try {
-                listener.writeRejected(kind, table);
+                listener.writeRejected(event);
             } catch (RuntimeException ignored) {
                 // a listener never changes a statement's outcome
             }
@@ -88,12 +98,42 @@ public final class Listeners {
     }
 
     static void planned(FencingListener[] listeners, long nanos, boolean cacheHit, int cachedPlans) {
+        PlanningEvent event = new PlanningEvent(nanos, cacheHit, cachedPlans);
         for (FencingListener listener : listeners) {
             try {
-                listener.statementPlanned(nanos, cacheHit, cachedPlans);
+                listener.statementPlanned(event);
             } catch (RuntimeException ignored) {
                 // a listener never changes a statement's outcome
             }
+        }
+    }
+
+    /** A refusal (nothing was sent), told by its kind and table. */
+    static void refused(FencingListener[] listeners, SQLException refusal) {
+        if (listeners.length != 0) {
+            String table = refusal instanceof MissingFenceException missing ? missing.table()
+                    : refusal instanceof UnfenceableStatementException unfenceable ? unfenceable.table() : null;
+            Refusal kind = refusal instanceof MissingFenceException ? Refusal.MISSING_FENCE
+                    : refusal instanceof UnfenceableStatementException ? Refusal.UNFENCEABLE : Refusal.OTHER;
+            refused(listeners, kind, table);
+        }
+    }
+
+    /** A failure before sending: the epoch guard's rejection, or a refusal. */
+    static void beforeSendFailed(FencingListener[] listeners, Throwable failure) {
+        if (listeners.length != 0) {
+            if (failure instanceof StaleFenceException stale) {
+                rejected(listeners, Rejection.EPOCH_GUARD, stale.table());
+            } else if (failure instanceof FencingException fencing) {
+                refused(listeners, fencing);
+            }
+        }
+    }
+
+    /** A failure after sending: told when it is the row fence's rejection. */
+    static void rowFenceRejected(FencingListener[] listeners, Throwable failure) {
+        if (listeners.length != 0 && failure instanceof StaleFenceException stale) {
+            rejected(listeners, Rejection.ROW_FENCE, stale.table());
         }
     }
 }

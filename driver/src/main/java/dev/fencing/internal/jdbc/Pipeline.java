@@ -1,46 +1,44 @@
 package dev.fencing.internal.jdbc;
 
+import dev.fencing.internal.guard.SendHook;
+import dev.fencing.internal.txn.TransactionState;
+import dev.fencing.internal.txn.TransactionText;
+import dev.fencing.internal.epoch.EpochGuard;
+import dev.fencing.internal.guard.GuardHook;
+import dev.fencing.internal.diagnosis.DiagnosedConnection;
+import dev.fencing.internal.diagnosis.ZeroRowDiagnosis;
+import dev.fencing.internal.diagnosis.ReturningCheck;
 import dev.fencing.Fence;
-import dev.fencing.FencingException;
+import dev.fencing.FencingConfig;
 import dev.fencing.MissingFenceException;
-import dev.fencing.StaleFenceException;
 import dev.fencing.UnfenceableStatementException;
 import dev.fencing.events.FencingListener;
-import dev.fencing.events.Refusal;
-import dev.fencing.events.Rejection;
 import dev.fencing.internal.sql.FencePlan;
 import dev.fencing.internal.sql.StatementAnalyzer;
 
+import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.OptionalLong;
 
 /**
- * The one path every statement of a fenced connection takes, in the order the steps run. The
- * wrappers only route into it: each execute method of a statement is
- *
- * <pre>{@code
- * Execution e = pipeline.admit(this, plan, values, effect);       // 1. the fence, read once; refusals
- * (bind e.fence into the plan's fence slots)                      //    prepared statements
- * pipeline.beforeSend(e);                                         // 2. session hook, epoch guard
- * try {
- *     result = pipeline.counted(e, delegate.executeUpdate());     // 3. send; 4. zero-row diagnosis
- *     pipeline.sent(e);                                           // 5. settle: epoch, transaction state
- * } catch (Throwable failure) {
- *     pipeline.failed(e, failure);                                // 5'. settle after a failure
- *     throw failure;
- * }
- * }</pre>
+ * The one path every statement of a fenced connection takes. Each execute method of a statement
+ * is one call here ({@link #query}, {@link #update}, {@link #execute}, {@link #add},
+ * {@link #batch}) that names only the driver call, as a function; the pipeline runs the steps
+ * around it ({@link #run}): plan a text and {@link #admit} it (the fence, read once from the
+ * thread; refusals; the fence into the text or the fence slots), {@link #beforeSend} (the
+ * {@link SendHook}, the epoch claim and check), the send, the results (the zero-row diagnosis of a
+ * fenced write), and settling: {@link #sent} after success, {@link #failed} after any failure.
  *
  * Only {@link #admit} reads the thread's {@link Fence}; every later step takes the
- * {@link Execution} it returned. Extension points: {@link SendHook} (step 2, before anything is
- * sent: the database guard's session fence), the {@link FencingListener}s (events, at no cost when
- * none is registered), and {@link #plan}, where plans come from (plans by shape plug in there).
+ * {@link Execution} it filled. Extension points: {@link SendHook} (before anything is sent: the
+ * database guard's session fence), the {@link FencingListener}s (events, at no cost when none is
+ * registered), and {@link #plan}, where plans come from.
  *
  * <p>One per connection; used by one thread at a time, like the connection.
  */
-final class Pipeline {
+final class Pipeline implements DiagnosedConnection {
 
     private final FencedConnection connection;
     private final StatementAnalyzer analyzer;
@@ -62,6 +60,19 @@ final class Pipeline {
         this.sendHook = sendHook;
         this.listeners = listeners;
         this.everyStatementNeedsTheFence = epoch != null || sendHook != null;
+    }
+
+    // ---- what the zero-row diagnosis reaches: only through the pipeline, never handed out --------
+
+    /** The driver's connection, for the diagnosis's query in the write's own transaction. */
+    @Override
+    public Connection database() throws SQLException {
+        return connection.database();
+    }
+
+    @Override
+    public FencingConfig config() {
+        return connection.config();
     }
 
     // ---- 0. planning -----------------------------------------------------------------------------
@@ -134,6 +145,129 @@ final class Pipeline {
         return last.effect();
     }
 
+    // ---- the execute template -------------------------------------------------------------------
+
+    /** The driver call of one execution: {@code text} is the text to send (null for a prepared statement). */
+    @FunctionalInterface
+    interface Send<R> {
+        R run(StatementCore statement, String text) throws SQLException;
+    }
+
+    /** The driver call that adds the admitted text (null: the prepared one) to the statement's batch. */
+    @FunctionalInterface
+    interface Add {
+        void run(StatementCore statement, String text) throws SQLException;
+    }
+
+    /** The driver call that runs a statement's pending batch. */
+    @FunctionalInterface
+    interface BatchSend<R> {
+        R run(StatementCore statement) throws SQLException;
+    }
+
+    /** What the pipeline makes of the driver's answer (step 4), before settling. */
+    @FunctionalInterface
+    private interface Result<R, T> {
+        T of(Pipeline pipeline, Execution e, StatementCore statement, R answer) throws SQLException;
+    }
+
+    /** {@code executeQuery}: the rows, fenced, with the zero-row check of a fenced write that returns rows. */
+    ResultSet query(StatementCore statement, String sql, Send<ResultSet> send) throws SQLException {
+        return run(statement, sql, send, (pipeline, e, core, rows) ->
+                core.rows(rows, e.fenced() ? pipeline.returningCheck(e) : null));
+    }
+
+    /** {@code executeUpdate}/{@code executeLargeUpdate}: the count, after the zero-row check of a fenced write. */
+    long update(StatementCore statement, String sql, Send<? extends Number> send) throws SQLException {
+        return run(statement, sql, send, (pipeline, e, core, count) -> pipeline.counted(e, count.longValue()));
+    }
+
+    /** {@code execute}: an update count is checked now, a result set's rows when they are read. */
+    boolean execute(StatementCore statement, String sql, Send<Boolean> send) throws SQLException {
+        return run(statement, sql, send, (pipeline, e, core, resultSet) -> pipeline.executed(e, resultSet, core.delegate));
+    }
+
+    /**
+     * The template every execution of a statement runs: plans {@code sql} (null: the prepared text)
+     * and admits it (1), prepares the send (2), sends ({@code send}, 3), makes the {@code result}
+     * of the driver's answer (4), settles after success or any failure (5).
+     */
+    private <R, T> T run(StatementCore statement, String sql, Send<R> send, Result<? super R, T> result)
+            throws SQLException {
+        Execution e = admitForSend(statement, sql);
+        String text = textOf(e, sql);
+        beforeSend(e);
+        try {
+            T answer = result.of(this, e, statement, send.run(statement, text));
+            sent(e);
+            return answer;
+        } catch (Throwable failure) {
+            failed(e, failure);
+            throw failure;
+        }
+    }
+
+    /** {@code addBatch}: the entry is admitted now and carries the fence admitted now. */
+    void add(StatementCore statement, String sql, Add send) throws SQLException {
+        Execution e = admitForSend(statement, sql);
+        send.run(statement, textOf(e, sql));
+        statement.added(e, sql != null || statement.values == null ? null : statement.values.snapshot());
+    }
+
+    /**
+     * {@code executeBatch}/{@code executeLargeBatch}: the statement's pending batch (it forgets
+     * it), checked before it is sent ({@link #beforeBatch}), its counts diagnosed after, settled
+     * like a statement.
+     */
+    <R> R batch(StatementCore statement, BatchSend<R> send) throws SQLException {
+        statement.checkOpen();
+        BatchLog log = statement.takeBatch();
+        boolean changesTransaction = statement.takeBatchChangesTransaction();
+        beforeBatch(statement, log, statement.delegate);
+        try {
+            R counts = send.run(statement);
+            if (log != null) {
+                // R is int[] (executeBatch) or long[] (executeLargeBatch)
+                if (counts instanceof int[] ints) {
+                    log.check(this, ints);
+                } else {
+                    log.check(this, (long[]) counts);
+                }
+            }
+            sentBatch(changesTransaction);
+            return counts;
+        } catch (Throwable failure) {
+            failedBatch(changesTransaction, failure);
+            throw failure;
+        }
+    }
+
+    /**
+     * Step 1 for one execution of {@code statement}: plans {@code sql} (null: the prepared text)
+     * and admits it; the admitted fence is bound to a prepared statement's fence slots.
+     */
+    private Execution admitForSend(StatementCore statement, String sql) throws SQLException {
+        statement.checkOpen();
+        if (sql != null) {
+            FencePlan plan = plan(sql);
+            return admit(statement, plan, null, effectOf(plan));
+        }
+        FencePlan plan = statement.prepared;
+        Execution e = admit(statement, plan, statement.values == null ? null : statement.values.live(),
+                statement.preparedEffect);
+        if (e.fenced()) {
+            for (int slot : plan.fenceIndexes()) {
+                statement.preparedDelegate.setLong(slot, e.fence);
+            }
+        }
+        return e;
+    }
+
+    /** The text to send for {@code sql}: with the admitted fence rendered into a fenced write; null for a prepared statement. */
+    private static String textOf(Execution e, String sql) {
+        return sql == null || !e.fenced() ? sql : e.plan.renderWithFence(e.fence);
+    }
+
     // ---- 1. admit --------------------------------------------------------------------------------
 
     /**
@@ -145,7 +279,7 @@ final class Pipeline {
      * @throws SQLException {@link UnfenceableStatementException} for a refused plan,
      *         {@link MissingFenceException} for a fenced write with no fence in scope; nothing was sent
      */
-    Execution admit(Execution into, FencePlan plan, Object[] values, TransactionText.Effect effect)
+    private Execution admit(Execution into, FencePlan plan, Object[] values, TransactionText.Effect effect)
             throws SQLException {
         FencePlan.Kind kind = plan.kind();
         boolean fenced = kind == FencePlan.Kind.FENCED;
@@ -217,7 +351,7 @@ final class Pipeline {
      * guard's claim, or its check of a write to an epoch-mode table (which may open the short
      * transaction that {@link #sent} or {@link #failed} ends). What it throws means nothing was sent.
      */
-    void beforeSend(Execution e) throws SQLException {
+    private void beforeSend(Execution e) throws SQLException {
         if (e.effect == TransactionText.Effect.COMMIT) {
             transaction.beforeCommit();
         }
@@ -242,20 +376,18 @@ final class Pipeline {
         }
     }
 
-    // ---- 3. sending is the wrapper's: delegate.execute*(..) ---------------------------------------
-
     // ---- 4. results ------------------------------------------------------------------------------
 
     /** The update count of the execution just done, after the zero-row check of a fenced write. */
-    long counted(Execution e, long count) throws SQLException {
+    private long counted(Execution e, long count) throws SQLException {
         if (e.fenced()) {
-            ZeroRowDiagnosis.afterWrite(connection, e.plan, e.fence, count, e.values);
+            ZeroRowDiagnosis.afterWrite(this, e.plan, e.fence, count, e.values);
         }
         return count;
     }
 
     /** The result of {@code execute}: checks an update count now, a result set's rows when they are read. */
-    boolean executed(Execution e, boolean resultSet, Statement delegate) throws SQLException {
+    private boolean executed(Execution e, boolean resultSet, Statement delegate) throws SQLException {
         if (e.fenced()) {
             if (resultSet) {
                 e.pendingCheck = returningCheck(e);
@@ -266,20 +398,14 @@ final class Pipeline {
         return resultSet;
     }
 
-    /** The fenced view of the result set of {@code executeQuery}. */
-    ResultSet queried(Execution e, DelegatingStatement statement, ResultSet rows) {
-        e.lastResult = new FencedResultSet(connection, statement, rows, e.plan, e.fenced() ? returningCheck(e) : null);
-        return e.lastResult;
-    }
-
     private ReturningCheck returningCheck(Execution e) {
-        return new ReturningCheck(connection, e.plan, e.fence, e.values == null ? null : e.values.clone());
+        return new ReturningCheck(this, e.plan, e.fence, e.values == null ? null : e.values.clone());
     }
 
     // ---- 5. settling -----------------------------------------------------------------------------
 
     /** After the execution succeeded: commits the epoch guard's short transaction; notes what the text did. */
-    void sent(Execution e) throws SQLException {
+    private void sent(Execution e) throws SQLException {
         if (sendHook != null) {
             sendHook.afterSend();
         }
@@ -302,23 +428,17 @@ final class Pipeline {
      * After the execution failed: rolls the short transaction back and notes the failure; rethrow it,
      * unless the {@link SendHook} translates it (the database guard's refusals), which is thrown here.
      */
-    void failed(Execution e, Throwable failure) throws SQLException {
+    private void failed(Execution e, Throwable failure) throws SQLException {
         settleFailure(e.effect, failure);
         translated(failure);
-        FencingListener[] listening = listeners.current();
-        if (listening.length != 0 && failure instanceof StaleFenceException stale) {
-            Listeners.rejected(listening, Rejection.ROW_FENCE, stale.table());
-        }
+        Listeners.rowFenceRejected(listeners.current(), failure);
     }
 
     /** Throws the {@link SendHook}'s translation of {@code failure}, when it has one (after telling the listeners). */
     private void translated(Throwable failure) throws SQLException {
         SQLException translation = sendHook == null ? null : sendHook.translate(failure);
         if (translation != null) {
-            FencingListener[] listening = listeners.current();
-            if (listening.length != 0 && translation instanceof StaleFenceException stale) {
-                Listeners.rejected(listening, Rejection.ROW_FENCE, stale.table());
-            }
+            Listeners.rowFenceRejected(listeners.current(), translation);
             throw translation;
         }
     }
@@ -343,18 +463,13 @@ final class Pipeline {
 
     // ---- batches ---------------------------------------------------------------------------------
 
-    /** An admitted entry joins {@code log}: it keeps the fence and lock admitted now, and a copy of the values. */
-    void added(BatchLog log, Execution e, Object[] valuesSnapshot) {
-        log.add(e.plan, e.fence, e.lock, valuesSnapshot);
-    }
-
     /**
      * Before a batch is sent: reads the fence in scope now (for a batch, the admission step), refuses
      * a batch of fenced entries whose fence scope is over, runs the {@link SendHook}, then the epoch
      * guard's checks of every lock its entries carry and its claim. When it refuses, the driver's
      * batch is cleared: its entries are never sent unchecked.
      */
-    void beforeBatch(Execution e, BatchLog log, Statement delegate) throws SQLException {
+    private void beforeBatch(Execution e, BatchLog log, Statement delegate) throws SQLException {
         try {
             readFence(e, everyStatementNeedsTheFence);
             String fencedTable = log == null ? null : log.firstFencedTable();
@@ -391,7 +506,7 @@ final class Pipeline {
     }
 
     /** After a batch ran and its counts were checked. */
-    void sentBatch(boolean changesTransaction) throws SQLException {
+    private void sentBatch(boolean changesTransaction) throws SQLException {
         if (sendHook != null) {
             sendHook.afterSend();
         }
@@ -412,13 +527,10 @@ final class Pipeline {
     }
 
     /** After a batch failed (or an entry was found stale); like {@link #failed}. */
-    void failedBatch(boolean changesTransaction, Throwable failure) throws SQLException {
+    private void failedBatch(boolean changesTransaction, Throwable failure) throws SQLException {
         settleFailure(changesTransaction ? TransactionText.Effect.MAY_END : TransactionText.Effect.NONE, failure);
         translated(failure);
-        FencingListener[] listening = listeners.current();
-        if (listening.length != 0 && failure instanceof StaleFenceException stale) {
-            Listeners.rejected(listening, Rejection.ROW_FENCE, stale.table());
-        }
+        Listeners.rowFenceRejected(listeners.current(), failure);
     }
 
     // ---- rows written back through an updatable result set ------------------------------------------
@@ -473,26 +585,12 @@ final class Pipeline {
 
     /** {@code refusal}, after telling the listeners. */
     private <T extends SQLException> T refused(T refusal) {
-        FencingListener[] listening = listeners.current();
-        if (listening.length != 0) {
-            String table = refusal instanceof MissingFenceException missing ? missing.table()
-                    : refusal instanceof UnfenceableStatementException unfenceable ? unfenceable.table() : null;
-            Refusal kind = refusal instanceof MissingFenceException ? Refusal.MISSING_FENCE
-                    : refusal instanceof UnfenceableStatementException ? Refusal.UNFENCEABLE : Refusal.OTHER;
-            Listeners.refused(listening, kind, table);
-        }
+        Listeners.refused(listeners.current(), refusal);
         return refusal;
     }
 
     /** A failure of step 2 (nothing was sent), after telling the listeners what kind it was. */
     private void tellBeforeSendFailure(Throwable failure) {
-        FencingListener[] listening = listeners.current();
-        if (listening.length != 0) {
-            if (failure instanceof StaleFenceException stale) {
-                Listeners.rejected(listening, Rejection.EPOCH_GUARD, stale.table());
-            } else if (failure instanceof FencingException fencing) {
-                refused(fencing);
-            }
-        }
+        Listeners.beforeSendFailed(listeners.current(), failure);
     }
 }

@@ -36,17 +36,8 @@ public final class StatementAnalyzer {
     /** How the fence placeholders of spliced writes are written (the PostgreSQL guard's carry the fence). */
     private final FenceSlot fenceSlot;
 
-    /**
-     * Test-only switch (no configuration, property or environment reaches it; set by a test class in
-     * this package): every write is sent as written, with no rewrite and no front-door fence check,
-     * so that a test can show the database guard's triggers alone hold.
-     */
-    static boolean rewriteOffForTests;
-    /**
-     * Test-only: every splice the cheap proof accepts is also re-read, and a re-read that rejects it
-     * is an {@link AssertionError} (the cheap proof must never accept what the re-read refuses).
-     */
-    static boolean crossCheckSpliceProofForTests;
+    /** The rewrite (off only in tests of the database guard) and the splice proof's cross-check (tests). */
+    private final AnalyzerOptions options;
     /** How many texts were analysed (cache misses): for the plan cache's hit ratio in events. */
     private final java.util.concurrent.atomic.AtomicLong analyses = new java.util.concurrent.atomic.AtomicLong();
     /**
@@ -68,6 +59,12 @@ public final class StatementAnalyzer {
     private final FenceColumnCheck fenceColumns;
 
     public StatementAnalyzer(FencingConfig config, Dialect dialect) {
+        this(config, dialect, AnalyzerOptions.CHECKED);
+    }
+
+    /** An analyzer with {@code options} other than {@link AnalyzerOptions#CHECKED}: for tests only. */
+    public StatementAnalyzer(FencingConfig config, Dialect dialect, AnalyzerOptions options) {
+        this.options = java.util.Objects.requireNonNull(options, "options");
         this.config = config;
         this.fencedTables = FencedTableSet.of(config);
         this.dialect = dialect;
@@ -101,7 +98,7 @@ public final class StatementAnalyzer {
                     + " variables, triggers or session_replication_role; the driver keeps the session fence itself"
                     + " (migrations: DatabaseGuard.migrate); nothing was sent");
         }
-        if (rewriteOffForTests && sql != null) {
+        if (!options.rewrite() && sql != null) {
             return analyze(sql);
         }
         if (sql == null) {
@@ -216,7 +213,7 @@ public final class StatementAnalyzer {
             return analyzeFully(sql, null);
         }
         // the test switch changes every template: no shape is made or used under it
-        FencePlan byShape = rewriteOffForTests ? null : planByShape(sql, tokens);
+        FencePlan byShape = !options.rewrite() ? null : planByShape(sql, tokens);
         return byShape != null ? byShape : analyzeFully(sql, tokens);
     }
 
@@ -253,8 +250,8 @@ public final class StatementAnalyzer {
             SchemaFacts known = facts;
             AnalysisContext context = new AnalysisContext(config, dialect, fencedTables, known, filter,
                     cascadeParentFilter, parser);
-            TextAnalysis.Result analysis = TextAnalysis.analyze(context, new TextAnalysis.Options(rewriteOffForTests,
-                    crossCheckSpliceProofForTests, fenceSlot, spliceProofsFromParse, spliceRereads), sql, lexed);
+            TextAnalysis.Result analysis = TextAnalysis.analyze(context, new TextAnalysis.Options(!options.rewrite(),
+                    options.crossCheckSpliceProof(), fenceSlot, spliceProofsFromParse, spliceRereads), sql, lexed);
             FencePlan plan = guardScopeChecked(sql, analysis.plan(), analysis.tokens(), known);
             boolean changesSchema = analysis.changesSchema() || PreFilter.changesSchema(sql);
             return changesSchema ? plan.withSchemaChange() : plan;

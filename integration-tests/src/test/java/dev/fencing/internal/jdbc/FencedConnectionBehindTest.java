@@ -1,6 +1,7 @@
 package dev.fencing.internal.jdbc;
 
 import dev.fencing.FencingConfig;
+import dev.fencing.FencingException;
 import dev.fencing.jdbc.FencingDataSource;
 import org.junit.jupiter.api.Test;
 
@@ -11,11 +12,13 @@ import java.sql.SQLException;
 import java.util.function.BiFunction;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Which connections count as fenced: the one answer that {@code isFenced}, the agent, the epoch
  * claim and the database guard's migrations all rely on. A wrapper that claims to wrap a fenced
- * connection but hands out something else reads as unfenced, never as an exception.
+ * connection but hands out something else reads as unfenced, never as an exception. The driver's
+ * connection behind a fenced one is refused to any caller outside the driver (here: a test).
  */
 class FencedConnectionBehindTest {
 
@@ -28,7 +31,8 @@ class FencedConnectionBehindTest {
             assertThat(FencedConnection.fencedBehind(fenced)).isSameAs(fenced);
             assertThat(FencedConnection.fencedBehind(pooled)).isSameAs(fenced);
             assertThat(ConnectionFencing.fencedWith(pooled)).isSameAs(CONFIG);
-            assertThat(FencedConnection.databaseBehind(pooled)).isNotInstanceOf(FencedConnection.class);
+            assertThatThrownBy(() -> FencedConnection.databaseBehind(pooled)).isInstanceOf(FencingException.class)
+                    .hasMessageContaining("not handed out");
         }
     }
 
@@ -45,7 +49,16 @@ class FencedConnectionBehindTest {
             assertThat(FencedConnection.fencedBehind(claimsButHandsOutItself)).isNull();
             assertThat(FencedConnection.fencedBehind(throwsOnAsking)).isNull();
             assertThat(ConnectionFencing.isFenced(claimsButHandsOutItself)).isFalse();
-            assertThat(FencedConnection.databaseBehind(claimsButHandsOutItself)).isSameAs(claimsButHandsOutItself);
+        }
+    }
+
+    @Test
+    void noPublicMethodOfAFencedConnectionHandsOutTheDriversConnection() {
+        for (java.lang.reflect.Method method : FencedConnection.class.getMethods()) {
+            if (!java.lang.reflect.Modifier.isStatic(method.getModifiers())) {
+                assertThat(Connection.class.isAssignableFrom(method.getReturnType()))
+                        .as("public " + method + " may hand out a connection that unwrap refuses").isFalse();
+            }
         }
     }
 

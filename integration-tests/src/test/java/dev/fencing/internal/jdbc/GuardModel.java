@@ -648,7 +648,7 @@ final class GuardModel {
             }
             boolean isFenced = op.kind() == Kind.OPEN_FENCED;
             Connection connection = worker.call(() -> isFenced ? fenced.getConnection() : pool.getConnection());
-            Connection pooled = FencedConnection.databaseBehind(connection);
+            Connection pooled = RawSession.behind(connection);
             Object session = target.pgBouncer() ? "the bouncer's server session" : pooled.unwrap(Connection.class);
             Handle handle = new Handle((isFenced ? "fenced#" : "raw#") + opened++, connection, pooled, isFenced, session);
             handles.add(handle);

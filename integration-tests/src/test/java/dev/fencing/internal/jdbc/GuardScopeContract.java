@@ -136,7 +136,7 @@ abstract class GuardScopeContract {
         createTable(home);
         DatabaseGuard.install(home.dataSource(), config());
         createTable(other); // after the install: it carries no guard
-        dev.fencing.internal.jdbc.GuardStates.forget();
+        dev.fencing.internal.guard.GuardStates.forget();
 
         fenced(config(), 7, "UPDATE " + table + " SET status = 'mine' WHERE id = 1");
         assertThat(row(home)).isEqualTo("mine@7");

@@ -140,7 +140,7 @@ public class H2DatabaseGuardTest extends DatabaseGuardContract {
         try (com.zaxxer.hikari.HikariDataSource pool = new com.zaxxer.hikari.HikariDataSource(config);
              FencingDataSource fenced = new FencingDataSource(pool, config())) {
             Connection connection = fenced.getConnection();
-            Connection session = FencedConnection.databaseBehind(connection).unwrap(org.h2.jdbc.JdbcConnection.class);
+            Connection session = RawSession.behind(connection).unwrap(org.h2.jdbc.JdbcConnection.class);
             try (dev.fencing.Fence.Scope scope = dev.fencing.Fence.enter(40); Statement statement = connection.createStatement()) {
                 statement.executeQuery("SELECT pay(2)").close();
             }

@@ -9,8 +9,8 @@ import dev.fencing.MissingFenceException;
 import dev.fencing.StaleFenceException;
 import dev.fencing.UnfenceableStatementException;
 import dev.fencing.events.FencingListener;
-import dev.fencing.events.Refusal;
-import dev.fencing.events.Rejection;
+import dev.fencing.events.PlanningEvent;
+import dev.fencing.events.StatementEvent;
 import org.junit.jupiter.api.Test;
 
 import javax.sql.DataSource;
@@ -42,31 +42,31 @@ class H2EventsTest extends OrdersFixture {
         int hits;
 
         @Override
-        public void statementFenced(String table) {
-            events.add("fenced " + table);
+        public void statementFenced(StatementEvent event) {
+            events.add("fenced " + event.table());
         }
 
         @Override
-        public void statementPassedThrough() {
+        public void statementPassedThrough(StatementEvent event) {
             events.add("passed");
         }
 
         @Override
-        public void statementRefused(Refusal kind, String table) {
-            events.add("refused " + kind + " " + table);
+        public void statementRefused(StatementEvent event) {
+            events.add("refused " + event.refusal() + " " + event.table());
         }
 
         @Override
-        public void writeRejected(Rejection kind, String table) {
-            events.add("rejected " + kind + " " + table);
+        public void writeRejected(StatementEvent event) {
+            events.add("rejected " + event.rejection() + " " + event.table());
         }
 
         @Override
-        public void statementPlanned(long nanos, boolean cacheHit, int cachedPlans) {
+        public void statementPlanned(PlanningEvent event) {
             planned++;
-            hits += cacheHit ? 1 : 0;
-            assertThat(nanos).isNotNegative();
-            assertThat(cachedPlans).isNotNegative();
+            hits += event.cacheHit() ? 1 : 0;
+            assertThat(event.nanos()).isNotNegative();
+            assertThat(event.cachedPlans()).isNotNegative();
         }
     }
 
@@ -116,7 +116,7 @@ class H2EventsTest extends OrdersFixture {
         FencingDataSource dataSource = fenced();
         dataSource.addListener(new FencingListener() {
             @Override
-            public void statementPassedThrough() {
+            public void statementPassedThrough(StatementEvent event) {
                 throw new IllegalStateException("a broken listener");
             }
         });

@@ -1,5 +1,6 @@
 package dev.fencing.internal.jdbc;
 
+import dev.fencing.internal.txn.TransactionState;
 import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;

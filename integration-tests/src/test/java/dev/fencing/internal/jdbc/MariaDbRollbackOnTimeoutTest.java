@@ -1,5 +1,6 @@
 package dev.fencing.internal.jdbc;
 
+import dev.fencing.internal.txn.TransactionState;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -1,5 +1,6 @@
 package dev.fencing.internal.jdbc;
 
+import dev.fencing.internal.txn.TransactionState;
 import dev.fencing.jdbc.DatabaseGuard;
 import dev.fencing.jdbc.FencingDataSource;
 
@@ -318,7 +319,7 @@ class PostgresDatabaseGuardTest extends DatabaseGuardContract {
         java.util.concurrent.atomic.AtomicInteger sent = new java.util.concurrent.atomic.AtomicInteger();
         try (FencingDataSource fenced = new FencingDataSource(StatementCounter.over(raw(), sent), config());
              Connection connection = fenced.getConnection(); Statement statement = connection.createStatement()) {
-            Connection same = FencedConnection.databaseBehind(connection);
+            Connection same = RawSession.behind(connection);
             try (Statement raw = same.createStatement()) {
                 raw.execute(setSessionMark("left by a raw script"));
             }

@@ -1,5 +1,6 @@
 package dev.fencing.internal.jdbc;
 
+import dev.fencing.internal.txn.TransactionState;
 import dev.fencing.jdbc.FencingDataSource;
 
 import dev.fencing.FencingConfig;

@@ -1,4 +1,4 @@
-package dev.fencing.internal.jdbc;
+package dev.fencing.internal.diagnosis;
 
 import dev.fencing.FencingConfig;
 import dev.fencing.internal.sql.FencePlan;
@@ -12,17 +12,23 @@ import java.util.Arrays;
  * How the application set the parameters of a fenced prepared statement, kept only when a write
  * that changes no row is diagnosed by re-running its predicate ({@link ZeroRowCheck.Method#NEWEST_FENCE_QUERY})
  * with the same values. One slot per application parameter: a plain value (set again with
- * {@code setObject}), a {@link PreparedStatementDelegate.Replay} that calls the application's
+ * {@code setObject}), a {@link Replay} that calls the application's
  * setter again with the same arguments, or {@link #UNREPEATABLE}. Streams and readers can be read
  * only once, so they make the write undiagnosable.
  */
-final class BoundValues {
+public final class BoundValues {
+
+    /** Sets a kept value again, with the setter the application used, on another statement. */
+    @FunctionalInterface
+    public interface Replay {
+        void set(PreparedStatement target, int index) throws SQLException;
+    }
 
     /** A stream, reader or other one-shot value: the diagnosis gives up and the write returns its count. */
     private static final Object UNREPEATABLE = new Object();
 
     /** {@code setObject(i, null)}: distinct from a slot never set (Java null). */
-    private static final PreparedStatementDelegate.Replay NULL_OBJECT = (target, index) -> target.setObject(index, null);
+    private static final Replay NULL_OBJECT = (target, index) -> target.setObject(index, null);
 
     private final Object[] values;
 
@@ -34,7 +40,7 @@ final class BoundValues {
      * A recorder for a statement whose zero-row diagnosis re-runs its predicate with the
      * application's values; null when nothing needs recording (the common case).
      */
-    static BoundValues forPlan(FencePlan plan, FencingConfig config) {
+    public static BoundValues forPlan(FencePlan plan, FencingConfig config) {
         ZeroRowCheck check = plan.zeroRowCheck();
         if (plan.kind() != FencePlan.Kind.FENCED || check == null
                 || check.method() != ZeroRowCheck.Method.NEWEST_FENCE_QUERY
@@ -46,25 +52,25 @@ final class BoundValues {
     }
 
     /** Keeps the value of application parameter {@code applicationIndex}, already range-checked. */
-    void set(int applicationIndex, Object value) {
+    public void set(int applicationIndex, Object value) {
         values[applicationIndex - 1] = value == null ? NULL_OBJECT : value;
     }
 
     /** Parameter {@code applicationIndex} was set from a stream or reader, which cannot be read again. */
-    void setUnrepeatable(int applicationIndex) {
+    public void setUnrepeatable(int applicationIndex) {
         values[applicationIndex - 1] = UNREPEATABLE;
     }
 
-    void clear() {
+    public void clear() {
         Arrays.fill(values, null);
     }
 
     /** The values as they are now, for a batch entry or a result set checked later. */
-    Object[] snapshot() {
+    public Object[] snapshot() {
         return values.clone();
     }
 
-    Object[] live() {
+    public Object[] live() {
         return values;
     }
 
@@ -73,7 +79,7 @@ final class BoundValues {
      *
      * @return false when a value is missing or cannot be bound twice: the write cannot be diagnosed
      */
-    static boolean bind(Object[] values, ZeroRowCheck check, PreparedStatement query) throws SQLException {
+    public static boolean bind(Object[] values, ZeroRowCheck check, PreparedStatement query) throws SQLException {
         int count = check.queryParameterCount();
         if (count > 0 && values == null) {
             return false;
@@ -87,7 +93,7 @@ final class BoundValues {
             if (value == null || value == UNREPEATABLE) {
                 return false;
             }
-            if (value instanceof PreparedStatementDelegate.Replay replay) {
+            if (value instanceof Replay replay) {
                 replay.set(query, position);
             } else {
                 query.setObject(position, value);

@@ -1,4 +1,4 @@
-package dev.fencing.internal.jdbc;
+package dev.fencing.internal.config;
 
 import dev.fencing.FencingConfig;
 import org.junit.jupiter.api.Test;

@@ -1,5 +1,7 @@
-package dev.fencing.internal.jdbc;
+package dev.fencing.internal.guard;
 
+import dev.fencing.internal.txn.TransactionState;
+import dev.fencing.internal.txn.TransactionText;
 import dev.fencing.internal.sql.Dialect;
 import dev.fencing.internal.sql.FencePlan;
 
@@ -10,18 +12,18 @@ import java.sql.SQLException;
  * <b>Extension point</b>: a step the pipeline runs around <em>every</em> statement sent on a
  * fenced connection: reads, writes, texts the analyzer refused to look into, every execute path
  * (plain, prepared, callable, batches, rows written back), and before every prepare. It receives
- * the fence admitted for that statement, read once from the thread by {@link Pipeline#admit}, so
+ * the fence admitted for that statement, read once from the thread by {@code Pipeline.admit}, so
  * it never reads {@link dev.fencing.Fence} itself. Meant for the database guard: hand the triggers
  * the statement's fence and lock, so that nothing it sets outlives the statement's transaction or
  * the connection ({@link #release}).
  *
  * <p>One instance per connection, made by the {@link Factory} that
- * {@link ConnectionContext#sendHookFactory(dev.fencing.FencingConfig)} chooses for the
+ * {@code ConnectionContext.sendHookFactory(config)} chooses for the
  * configuration; used by one thread at a time, like the connection. A value it caches per
  * transaction must be checked against the {@link TransactionState} it was given.
  * Whatever it throws refuses the statement: nothing is sent.
  */
-interface SendHook {
+public interface SendHook {
 
     /**
      * Before a statement is sent, knowing what it is: the plan (null for a row written back), the

@@ -1,4 +1,4 @@
-package dev.fencing.internal.jdbc;
+package dev.fencing.internal.epoch;
 
 import java.util.Iterator;
 import java.util.concurrent.ConcurrentHashMap;
@@ -9,25 +9,25 @@ import java.util.concurrent.ConcurrentHashMap;
  * below it, so a connection that finds its (lock, fence) here need not claim again, and one that
  * finds a newer fence knows its tenure is over without asking the database.
  *
- * <p>Shared by the connections of one {@link ConnectionContext} that report the same database URL
+ * <p>Shared by the connections of one {@code ConnectionContext} that report the same database URL
  * (the sharing rule is stated there); only claims known to be committed are recorded. Bounded:
  * past {@link #MAX_LOCKS} locks some are forgotten, which only costs their next claim a statement.
  * Thread-safe.
  */
 public final class EpochClaims {
 
-    static final int MAX_LOCKS = 4096;
+    public static final int MAX_LOCKS = 4096;
 
     private final ConcurrentHashMap<String, Long> claimed = new ConcurrentHashMap<>();
 
     /** The newest committed claim of {@code lock}, or 0 when none is known. */
-    long claimed(String lock) {
+    public long claimed(String lock) {
         Long fence = claimed.get(lock);
         return fence == null ? 0 : fence;
     }
 
     /** Records that the guard of {@code lock} was committed at {@code fence} (or above). */
-    void committed(String lock, long fence) {
+    public void committed(String lock, long fence) {
         claimed.merge(lock, fence, Math::max);
         if (claimed.size() > MAX_LOCKS) {
             Iterator<String> locks = claimed.keySet().iterator();

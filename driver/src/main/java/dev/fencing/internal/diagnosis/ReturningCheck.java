@@ -1,4 +1,4 @@
-package dev.fencing.internal.jdbc;
+package dev.fencing.internal.diagnosis;
 
 import dev.fencing.internal.sql.FencePlan;
 
@@ -10,9 +10,9 @@ import java.sql.SQLException;
  *
  * @param values the application's values at execution (a copy), or null
  */
-record ReturningCheck(FencedConnection connection, FencePlan plan, long fence, Object[] values) {
+public record ReturningCheck(DiagnosedConnection connection, FencePlan plan, long fence, Object[] values) {
 
-    void afterRows(long rows) throws SQLException {
+    public void afterRows(long rows) throws SQLException {
         ZeroRowDiagnosis.afterWrite(connection, plan, fence, rows, values);
     }
 }

@@ -1,4 +1,4 @@
-package dev.fencing.internal.jdbc;
+package dev.fencing.internal.txn;
 
 import dev.fencing.FencingException;
 import dev.fencing.internal.sql.Dialect;
@@ -48,7 +48,7 @@ import java.util.List;
 public final class TransactionState {
 
     /** How a transaction, or part of it, ended. */
-    enum End {
+    public enum End {
         /** Committed: what it did is durable. */
         COMMITTED,
         /** Rolled back as a whole. */
@@ -61,7 +61,7 @@ public final class TransactionState {
 
     /** Told of every end, in the order they happen. */
     @FunctionalInterface
-    interface Listener {
+    public interface Listener {
         void transactionEnded(End end);
     }
 
@@ -91,30 +91,30 @@ public final class TransactionState {
     /** The end about to happen is a commit of a failed transaction: report it as a rollback. */
     private boolean commitIsRollback;
 
-    TransactionState(Connection database, Dialect dialect) {
+    public TransactionState(Connection database, Dialect dialect) {
         this.database = database;
         this.dialect = dialect;
     }
 
     /** Adds a listener of transaction ends. */
-    void addListener(Listener listener) {
+    public void addListener(Listener listener) {
         Listener[] more = java.util.Arrays.copyOf(listeners, listeners.length + 1);
         more[listeners.length] = listener;
         listeners = more;
     }
 
     /** Changes at every end of a transaction, partial and possible ones included. */
-    long generation() {
+    public long generation() {
         return generation;
     }
 
     /** Changes whenever something done in a transaction may have been undone. */
-    long undoGeneration() {
+    public long undoGeneration() {
         return undoGeneration;
     }
 
     /** How many savepoints the open transaction has, as far as the driver saw them set. */
-    int savepoints() {
+    public int savepoints() {
         return savepoints == null ? 0 : savepoints.size();
     }
 
@@ -125,7 +125,7 @@ public final class TransactionState {
      *
      * @throws FencingException when it cannot be known: the caller must not rely on either answer
      */
-    boolean inTransaction() throws SQLException {
+    public boolean inTransaction() throws SQLException {
         if (!database.getAutoCommit()) {
             return true;
         }
@@ -137,7 +137,7 @@ public final class TransactionState {
     }
 
     /** True while the driver cannot tell, without asking the database, whether a transaction is open. */
-    boolean opennessUnknown() {
+    public boolean opennessUnknown() {
         return opennessUnknown;
     }
 
@@ -147,7 +147,7 @@ public final class TransactionState {
      * Before a commit is sent ({@code commit()}, {@code setAutoCommit(true)}, a COMMIT or END text):
      * on PostgreSQL, whether the server will roll back instead, asked of pgjdbc where it can tell.
      */
-    void beforeCommit() {
+    public void beforeCommit() {
         if (dialect != Dialect.POSTGRESQL) {
             return;
         }
@@ -163,7 +163,7 @@ public final class TransactionState {
     }
 
     /** {@code Connection.commit()} returned, or threw ({@code succeeded} false). */
-    void afterCommit(boolean succeeded) {
+    public void afterCommit(boolean succeeded) {
         if (succeeded) {
             // MariaDB Connector/J commits a BEGIN text's transaction even under auto-commit
             textTransaction = false;
@@ -174,7 +174,7 @@ public final class TransactionState {
     }
 
     /** {@code Connection.rollback()} returned, or threw. */
-    void afterRollback(boolean succeeded) {
+    public void afterRollback(boolean succeeded) {
         if (succeeded) {
             textTransaction = false;
         } else {
@@ -184,7 +184,7 @@ public final class TransactionState {
     }
 
     /** {@code Connection.rollback(savepoint)} returned, or threw. */
-    void afterRollbackTo(Object savepoint, boolean succeeded) {
+    public void afterRollbackTo(Object savepoint, boolean succeeded) {
         if (succeeded) {
             dropAfter(savepoint, false);
             ended(End.ROLLED_BACK_TO_SAVEPOINT);
@@ -194,7 +194,7 @@ public final class TransactionState {
     }
 
     /** A savepoint was set (by {@code setSavepoint}, or {@code SAVEPOINT name} as text). */
-    void savepointSet(Object savepoint) {
+    public void savepointSet(Object savepoint) {
         if (savepoints == null) {
             savepoints = new ArrayList<>(4);
         }
@@ -202,7 +202,7 @@ public final class TransactionState {
     }
 
     /** A savepoint was released: it and the ones set after it are gone, nothing is undone. */
-    void savepointReleased(Object savepoint) {
+    public void savepointReleased(Object savepoint) {
         dropAfter(savepoint, true);
     }
 
@@ -210,7 +210,7 @@ public final class TransactionState {
      * {@code setAutoCommit(now)} returned (or threw, {@code succeeded} false) on a connection whose
      * auto-commit was {@code before}. Switching it on commits the open transaction.
      */
-    void afterSetAutoCommit(boolean before, boolean now, boolean succeeded) {
+    public void afterSetAutoCommit(boolean before, boolean now, boolean succeeded) {
         if (!succeeded) {
             ended(End.UNKNOWN);
             opennessUnknown = true;
@@ -225,7 +225,7 @@ public final class TransactionState {
     // ---- SQL text --------------------------------------------------------------------------------
 
     /** A statement text with {@code effect} ran, successfully or not. */
-    void afterText(TransactionText.Effect effect, boolean succeeded) throws SQLException {
+    public void afterText(TransactionText.Effect effect, boolean succeeded) throws SQLException {
         if (effect == TransactionText.Effect.NONE) {
             return;
         }
@@ -274,7 +274,7 @@ public final class TransactionState {
      * error, that end is reported (class 40: rolled back; a lost connection: unknown; MariaDB's
      * lock wait timeout: rolled back when the server rolls back on timeout).
      */
-    void afterFailure(Throwable failure) {
+    public void afterFailure(Throwable failure) {
         if (dialect == Dialect.POSTGRESQL) {
             failed |= failedInTransaction();
         }

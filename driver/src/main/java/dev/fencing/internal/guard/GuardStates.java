@@ -1,6 +1,5 @@
-package dev.fencing.internal.jdbc;
+package dev.fencing.internal.guard;
 
-import dev.fencing.jdbc.DatabaseGuard;
 
 import dev.fencing.FencingConfig;
 import dev.fencing.FencingException;
@@ -19,7 +18,7 @@ import java.util.Map;
  * connection to it ({@code fencing.database-guard=required}) and remembered per database (URL and
  * user) and configuration, for connections opened in the next minute (a failed check: the next
  * five seconds, so that an install by another process is seen soon). While a failed check holds,
- * every fenced write fails closed. {@link DatabaseGuard#install} and {@code remove} in this JVM
+ * every fenced write fails closed. {@code DatabaseGuard.install} and {@code remove} in this JVM
  * forget every result at once.
  */
 public final class GuardStates {
@@ -30,7 +29,7 @@ public final class GuardStates {
      * writes run code of their own before their first row (PostgreSQL: BEFORE statement triggers,
      * rules), to which a spliced write's own text hands the fence too late.
      */
-    record State(String refusal, long checkedAtNanos, java.util.Set<String> codeFirst) {
+    public record State(String refusal, long checkedAtNanos, java.util.Set<String> codeFirst) {
 
         State(String refusal) {
             this(refusal, System.nanoTime(), java.util.Set.of());
@@ -76,7 +75,7 @@ public final class GuardStates {
     private GuardStates() {
     }
 
-    static State of(Connection database, Dialect dialect, FencingConfig config) {
+    public static State of(Connection database, Dialect dialect, FencingConfig config) {
         String key;
         try {
             DatabaseMetaData meta = database.getMetaData();

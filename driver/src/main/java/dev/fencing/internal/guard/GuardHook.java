@@ -1,5 +1,9 @@
-package dev.fencing.internal.jdbc;
+package dev.fencing.internal.guard;
 
+import dev.fencing.internal.txn.TransactionState;
+import dev.fencing.internal.txn.TransactionText;
+import dev.fencing.internal.txn.ShortTransaction;
+import dev.fencing.internal.txn.PostgresTransactionStatus;
 import dev.fencing.FencingConfig;
 import dev.fencing.FencingException;
 import dev.fencing.internal.guard.GuardErrors;
@@ -35,7 +39,7 @@ import java.util.Objects;
  * last (forgotten after any failure), and cleared by {@link #release} before the connection leaves
  * the driver; a connection whose clearing fails is aborted, never handed back to its pool.
  */
-final class GuardHook implements SendHook {
+public final class GuardHook implements SendHook {
 
     /** The guard's check of this database (null refusal: current). */
     private final GuardStates.State state;
@@ -89,7 +93,7 @@ final class GuardHook implements SendHook {
     }
 
     /** The hook of one connection; {@code codeInTexts} is shared by the connections of one data source. */
-    static GuardHook of(Connection database, Dialect dialect, TransactionState transaction, FencingConfig config,
+    public static GuardHook of(Connection database, Dialect dialect, TransactionState transaction, FencingConfig config,
                         CodeInTexts codeInTexts) {
         try {
             SessionFence session = SessionFence.of(database, dialect);
@@ -101,7 +105,7 @@ final class GuardHook implements SendHook {
     }
 
     /** True when the guard is verified here: the database checks every write itself. */
-    boolean holds() {
+    public boolean holds() {
         return state.refusal() == null && session != null;
     }
 

@@ -1,5 +1,4 @@
-package dev.fencing.internal.jdbc;
-
+package dev.fencing.internal.config;
 
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;

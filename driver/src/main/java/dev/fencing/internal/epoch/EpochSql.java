@@ -1,4 +1,4 @@
-package dev.fencing.internal.jdbc;
+package dev.fencing.internal.epoch;
 
 import dev.fencing.FencingException;
 import dev.fencing.internal.sql.Dialect;
@@ -42,7 +42,7 @@ public final class EpochSql {
      *
      * @throws FencingException for a database other than PostgreSQL, MariaDB/MySQL or H2
      */
-    static EpochSql of(Dialect dialect, String table) throws FencingException {
+    public static EpochSql of(Dialect dialect, String table) throws FencingException {
         String insertIfAbsent = dialect.epochInsertIfAbsent(table);
         if (insertIfAbsent == null) {
             throw unsupported(table);
@@ -57,7 +57,7 @@ public final class EpochSql {
     }
 
     /** The DDL of the guard table (idempotent: {@code IF NOT EXISTS}). */
-    static String createTable(Dialect dialect, String table) throws FencingException {
+    public static String createTable(Dialect dialect, String table) throws FencingException {
         String ddl = dialect.epochTableDdl(table);
         if (ddl == null) {
             throw unsupported(table);
@@ -65,26 +65,26 @@ public final class EpochSql {
         return ddl;
     }
 
-    Dialect dialect() {
+    public Dialect dialect() {
         return dialect;
     }
 
-    String table() {
+    public String table() {
         return table;
     }
 
     /** Binds (token, lock, token). */
-    String raise() {
+    public String raise() {
         return raise;
     }
 
     /** Binds (lock, token). */
-    String insertIfAbsent() {
+    public String insertIfAbsent() {
         return insertIfAbsent;
     }
 
     /** Binds (lock). */
-    String read() {
+    public String read() {
         return read;
     }
 
@@ -92,12 +92,12 @@ public final class EpochSql {
      * True when a raise that changed no row may still have matched (and locked) it: MariaDB with
      * {@code useAffectedRows=true} counts changed rows, and a guard already at the fence is not changed.
      */
-    boolean raiseMayMatchUnchanged() {
+    public boolean raiseMayMatchUnchanged() {
         return dialect.countsChangedRowsOnly();
     }
 
     /** True when a duplicate key on {@link #insertIfAbsent()} can still surface as an error to ignore. */
-    boolean duplicateKeyIsAnError() {
+    public boolean duplicateKeyIsAnError() {
         return dialect.epochDuplicateKeyIsAnError();
     }
 }

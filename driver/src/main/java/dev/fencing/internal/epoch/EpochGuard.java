@@ -1,6 +1,8 @@
-package dev.fencing.internal.jdbc;
+package dev.fencing.internal.epoch;
 
-
+import dev.fencing.internal.txn.TransactionState;
+import dev.fencing.internal.txn.TransactionText;
+import dev.fencing.internal.txn.ShortTransaction;
 import dev.fencing.FencingException;
 import dev.fencing.StaleFenceException;
 import dev.fencing.internal.sql.Dialect;
@@ -52,7 +54,7 @@ import java.util.OptionalLong;
 public final class EpochGuard {
 
     /** The guard's {@code lock_name} column length. */
-    static final int MAX_LOCK_NAME = 255;
+    public static final int MAX_LOCK_NAME = 255;
 
     private final Connection database;
     private final Dialect dialect;
@@ -77,7 +79,7 @@ public final class EpochGuard {
      */
     private boolean sentInTransaction;
 
-    EpochGuard(Connection database, Dialect dialect, String guardTable, EpochClaims claims,
+    public EpochGuard(Connection database, Dialect dialect, String guardTable, EpochClaims claims,
                TransactionState transaction) {
         this.database = database;
         this.dialect = dialect;
@@ -97,12 +99,12 @@ public final class EpochGuard {
     /**
      * First of all before a statement is sent under the admitted {@code fence} of {@code lock}
      * (0 and null when none is in scope): makes the tenure's claim durable, unless it is known to
-     * be. Runs before anything else is sent for the statement (the {@link SendHook} included),
+     * be. Runs before anything else is sent for the statement (the database guard's send hook included),
      * since a claim made at the start of a transaction commits that transaction. Texts that only
      * end or undo (part of) the transaction claim nothing: they read no data, and a stale holder
      * must be able to roll back.
      */
-    void claimBeforeSend(FencePlan plan, long fence, String lock, TransactionText.Effect effect)
+    public void claimBeforeSend(FencePlan plan, long fence, String lock, TransactionText.Effect effect)
             throws SQLException {
         if (lock != null && !endsOrUndoes(effect)) {
             claim(lock, fence, plan.writesEpochTable() ? plan.fencedTable() : null);
@@ -120,7 +122,7 @@ public final class EpochGuard {
      * an epoch-mode table (opening the short transaction in auto-commit). Anything it throws means
      * nothing was sent and no short transaction is left open.
      */
-    void beforeSend(FencePlan plan, long fence, String lock) throws SQLException {
+    public void beforeSend(FencePlan plan, long fence, String lock) throws SQLException {
         // admission refused such a write without a fence naming its lock
         if (plan.writesEpochTable() && !isChecked(lock, fence, plan.fencedTable())) {
             check(new String[] {lock}, new long[] {fence}, 1, plan.fencedTable());
@@ -131,7 +133,7 @@ public final class EpochGuard {
      * First of all before a batch is sent: makes the claim of every distinct (lock, fence) its
      * entries carry durable, and the claim of the fence in scope now.
      */
-    void claimBeforeBatch(BatchLog log, long fence, String lock) throws SQLException {
+    public void claimBeforeBatch(EpochBatch log, long fence, String lock) throws SQLException {
         if (log != null && log.epochWrites() > 0 && !log.controlsTransaction()) {
             String[] locks = log.epochLocks();
             long[] fences = log.epochFences();
@@ -148,7 +150,7 @@ public final class EpochGuard {
      * After a statement or batch was settled (sent or failed, and {@link TransactionState} told):
      * whatever it was, a transaction still open after it has sent something.
      */
-    void settled() {
+    public void settled() {
         try {
             // under auto-commit no claim commits anything but itself (a transaction begun by text is refused)
             sentInTransaction = !database.getAutoCommit();
@@ -158,7 +160,7 @@ public final class EpochGuard {
     }
 
     /** Before a batch is sent, after {@link #claimBeforeBatch}: checks the guard of every distinct (lock, fence) its entries carry. */
-    void beforeBatch(BatchLog log, long fence, String lock) throws SQLException {
+    public void beforeBatch(EpochBatch log, long fence, String lock) throws SQLException {
         if (log != null && log.epochWrites() > 0) {
             if (log.controlsTransaction()) {
                 throw new dev.fencing.UnfenceableStatementException(log.epochTable(), "a batch that writes epoch-mode"
@@ -183,7 +185,7 @@ public final class EpochGuard {
     }
 
     /** After a statement or batch was sent and its result checked: commits the short transaction. */
-    void afterSend() throws SQLException {
+    public void afterSend() throws SQLException {
         if (shortTransaction) {
             endShortTransaction(null);
         }
@@ -194,7 +196,7 @@ public final class EpochGuard {
      * goes wrong doing so is added to {@code failure}. (What the failure did to the application's
      * transaction is {@link TransactionState}'s to tell.)
      */
-    void afterFailure(Throwable failure) {
+    public void afterFailure(Throwable failure) {
         if (shortTransaction) {
             try {
                 endShortTransaction(failure);
@@ -223,7 +225,7 @@ public final class EpochGuard {
      * committed there already; refuses when it cannot be committed without committing the
      * application's work.
      */
-    void claim(String lock, long fence, String table) throws SQLException {
+    public void claim(String lock, long fence, String table) throws SQLException {
         if (isClaimed(lock, fence, table)) {
             return;
         }
@@ -380,7 +382,7 @@ public final class EpochGuard {
      * Raises the guard of {@code lock} to {@code fence} in the current transaction, creating the row
      * when absent, and leaves it locked; a newer fence on it is a {@link StaleFenceException}.
      */
-    void raise(String lock, long fence, String table) throws SQLException {
+    public void raise(String lock, long fence, String table) throws SQLException {
         if (lock.length() > MAX_LOCK_NAME) {
             throw new FencingException("the lock name '" + lock.substring(0, 40) + "..' is longer than "
                     + MAX_LOCK_NAME + " characters, the length of " + guardTable + ".lock_name");
@@ -483,7 +485,7 @@ public final class EpochGuard {
     }
 
     /** Closes the prepared guard statements (the connection is being closed). */
-    void close() {
+    public void close() {
         for (PreparedStatement statement : new PreparedStatement[] {raise, insert, read}) {
             if (statement != null) {
                 try {
@@ -499,17 +501,17 @@ public final class EpochGuard {
     }
 
     /** The guard table. */
-    String guardTable() {
+    public String guardTable() {
         return guardTable;
     }
 
     /** The claims this guard shares (an eager claim through a fenced connection records its claim there). */
-    EpochClaims claims() {
+    public EpochClaims claims() {
         return claims;
     }
 
     /** True while the short transaction of an auto-commit write is open (tests). */
-    boolean inShortTransaction() {
+    public boolean inShortTransaction() {
         return shortTransaction;
     }
 }

@@ -1,4 +1,4 @@
-package dev.fencing.internal.jdbc;
+package dev.fencing.internal.txn;
 
 import dev.fencing.internal.sql.Dialect;
 import dev.fencing.internal.sql.StatementHead;
@@ -13,10 +13,10 @@ import dev.fencing.internal.sql.StatementHead;
  * back, and whether one is open now is unknown". Being wrong in that direction costs a check again;
  * the other direction (believing a transaction goes on when the server ended it) never happens here.
  */
-final class TransactionText {
+public final class TransactionText {
 
     /** What a text does to the transaction. */
-    enum Effect {
+    public enum Effect {
         /** Cannot begin, end or roll back anything (SELECT, INSERT, UPDATE, DELETE, PostgreSQL DDL ..). */
         NONE,
         /** {@code BEGIN}, {@code START TRANSACTION}: opens a transaction, also under JDBC auto-commit. */
@@ -44,7 +44,7 @@ final class TransactionText {
     }
 
     /** The effect of {@code sql} on the transaction, on a database of {@code dialect}. Allocates nothing. */
-    static Effect of(String sql, Dialect dialect) {
+    public static Effect of(String sql, Dialect dialect) {
         if (sql == null) {
             return Effect.NONE;
         }

@@ -1,4 +1,4 @@
-package dev.fencing.internal.jdbc;
+package dev.fencing.internal.diagnosis;
 
 import dev.fencing.FencingConfig;
 import dev.fencing.FencingException;
@@ -27,7 +27,7 @@ import java.util.OptionalLong;
  * </ul>
  * One instance serves one write or one batch, reusing the query's statement across entries.
  */
-final class ZeroRowDiagnosis implements AutoCloseable {
+public final class ZeroRowDiagnosis implements AutoCloseable {
 
     private final Connection database;
     private final FencingConfig config;
@@ -45,7 +45,7 @@ final class ZeroRowDiagnosis implements AutoCloseable {
      *
      * @param values the application's values (prepared statements whose check needs them), else null
      */
-    static void afterWrite(FencedConnection connection, FencePlan plan, long fence, long count, Object[] values)
+    public static void afterWrite(DiagnosedConnection connection, FencePlan plan, long fence, long count, Object[] values)
             throws SQLException {
         if (!mayBeStale(connection.config(), plan, count)) {
             return;
@@ -60,12 +60,12 @@ final class ZeroRowDiagnosis implements AutoCloseable {
     }
 
     /** A diagnosis for the entries of one batch; close it when done. */
-    static ZeroRowDiagnosis forBatch(FencedConnection connection) throws SQLException {
+    public static ZeroRowDiagnosis forBatch(DiagnosedConnection connection) throws SQLException {
         return new ZeroRowDiagnosis(connection.database(), connection.config());
     }
 
     /** False when {@code count} rows is certainly what a current fence would have changed: no query needed. */
-    static boolean mayBeStale(FencingConfig config, FencePlan plan, long count) {
+    public static boolean mayBeStale(FencingConfig config, FencePlan plan, long count) {
         if (plan.kind() != FencePlan.Kind.FENCED || count < 0 || !plan.countIsTheFencedWrite()) {
             // not fenced; Statement.SUCCESS_NO_INFO or EXECUTE_FAILED; or a count of another statement
             return false;
@@ -78,7 +78,7 @@ final class ZeroRowDiagnosis implements AutoCloseable {
     }
 
     /** The exception for a write that the fence rejected, or null when it was not (or cannot be told). */
-    StaleFenceException stale(FencePlan plan, long fence, long count, Object[] values) throws SQLException {
+    public StaleFenceException stale(FencePlan plan, long fence, long count, Object[] values) throws SQLException {
         if (!mayBeStale(config, plan, count)) {
             return null;
         }
@@ -109,7 +109,7 @@ final class ZeroRowDiagnosis implements AutoCloseable {
      * (MariaDB Connector/J with {@code useBulkStmts=true}, pgjdbc's rewritten batches) must be
      * diagnosed: the same entries a count of 0 would send to the diagnosis.
      */
-    static boolean countUnknownNeedsDiagnosis(FencingConfig config, FencePlan plan, long count) {
+    public static boolean countUnknownNeedsDiagnosis(FencingConfig config, FencePlan plan, long count) {
         return count == java.sql.Statement.SUCCESS_NO_INFO && mayBeStale(config, plan, 0);
     }
 
@@ -121,7 +121,7 @@ final class ZeroRowDiagnosis implements AutoCloseable {
      * be bound again, or under {@code strictly-newer} a row holding this very fence), it fails
      * closed with a {@link FencingException} that says how to get counts.
      */
-    StaleFenceException staleWithUnknownCount(FencePlan plan, long fence, Object[] values, int entry) throws SQLException {
+    public StaleFenceException staleWithUnknownCount(FencePlan plan, long fence, Object[] values, int entry) throws SQLException {
         ZeroRowCheck check = plan.zeroRowCheck();
         if (check == null || check.method() != ZeroRowCheck.Method.NEWEST_FENCE_QUERY) {
             throw unknownCount(plan, entry, "no query can tell it");

@@ -1,4 +1,4 @@
-package dev.fencing.internal.jdbc;
+package dev.fencing.internal.txn;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -9,13 +9,13 @@ import java.sql.SQLException;
  * auto-commit off before it, then committed after it (rolled back after a failure) and auto-commit
  * on again, the end told to the connection's {@link TransactionState}.
  */
-final class ShortTransaction {
+public final class ShortTransaction {
 
     private ShortTransaction() {
     }
 
     /** Opens one on {@code database}, which is in auto-commit with no transaction open. */
-    static void open(Connection database) throws SQLException {
+    public static void open(Connection database) throws SQLException {
         database.setAutoCommit(false);
     }
 
@@ -24,7 +24,7 @@ final class ShortTransaction {
      * commit fails), else rolls it back; turns auto-commit on again in any case. Throws the first
      * problem met, the others suppressed in it.
      */
-    static void end(Connection database, TransactionState transaction, Throwable failure) throws SQLException {
+    public static void end(Connection database, TransactionState transaction, Throwable failure) throws SQLException {
         SQLException problem = null;
         boolean committed = false;
         boolean rolledBack = false;

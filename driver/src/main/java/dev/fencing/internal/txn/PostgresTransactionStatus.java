@@ -1,4 +1,4 @@
-package dev.fencing.internal.jdbc;
+package dev.fencing.internal.txn;
 
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
@@ -12,7 +12,7 @@ import java.sql.SQLException;
  * status from each ReadyForQuery message; its {@code BaseConnection.getTransactionState()} is read
  * reflectively so the driver needs no compile-time dependency on pgjdbc.
  */
-final class PostgresTransactionStatus {
+public final class PostgresTransactionStatus {
 
     private static final String BASE_CONNECTION = "org.postgresql.core.BaseConnection";
 
@@ -20,7 +20,7 @@ final class PostgresTransactionStatus {
     }
 
     /** True or false as pgjdbc reports it; null when it cannot be asked (not pgjdbc, or not reachable). */
-    static Boolean failed(Connection database) {
+    public static Boolean failed(Connection database) {
         String state = state(database);
         return state == null ? null : state.equals("FAILED");
     }
@@ -29,7 +29,7 @@ final class PostgresTransactionStatus {
      * Whether a transaction block is open (failed ones included), as pgjdbc read it from the server's
      * last ReadyForQuery: no round trip. Null when it cannot be asked.
      */
-    static Boolean open(Connection database) {
+    public static Boolean open(Connection database) {
         String state = state(database);
         return state == null ? null : !state.equals("IDLE");
     }

@@ -1,4 +1,4 @@
-package dev.fencing.internal.jdbc;
+package dev.fencing.internal.guard;
 
 import dev.fencing.internal.sql.Dialect;
 import dev.fencing.internal.sql.FenceSlot;
@@ -12,13 +12,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * reach the analyzer's plan cache, and a connection lives only as long as one hold). Bounded: past
  * {@link #CAPACITY} texts it starts again empty, which costs a re-read, never a wrong answer.
  */
-final class CodeInTexts {
+public final class CodeInTexts {
 
     private static final int CAPACITY = 4096;
 
     private final Map<String, Boolean> readings = new ConcurrentHashMap<>();
 
-    boolean mayRunCode(String sql) {
+    public boolean mayRunCode(String sql) {
         Boolean known = readings.get(sql);
         if (known != null) {
             return known;

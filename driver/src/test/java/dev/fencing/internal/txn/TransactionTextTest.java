@@ -1,4 +1,4 @@
-package dev.fencing.internal.jdbc;
+package dev.fencing.internal.txn;
 
 import dev.fencing.internal.sql.Dialect;
 import org.junit.jupiter.params.ParameterizedTest;
