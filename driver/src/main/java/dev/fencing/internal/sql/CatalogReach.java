@@ -203,11 +203,13 @@ final class CatalogReach {
          * inheritance relatives both ways (children, parents, partitions), then theirs, at any depth.
          */
         private static final String REACHED = "WITH RECURSIVE fenced AS (" + MATCHING + "), "
-                + "edges (source, target) AS (SELECT conrelid, confrelid FROM pg_catalog.pg_constraint WHERE contype = 'f' "
-                + "UNION ALL SELECT inhrelid, inhparent FROM pg_catalog.pg_inherits "
-                + "UNION ALL SELECT inhparent, inhrelid FROM pg_catalog.pg_inherits), "
-                + "reached (oid) AS (SELECT oid FROM fenced UNION SELECT e.target FROM reached r "
-                + "JOIN edges e ON e.source = r.oid) ";
+                // each step looks up the reached table's own edges through the catalogs' indexes
+                // (conrelid, inhrelid, inhparent), so the walk grows with what it reaches, not with
+                // the catalog's size times it
+                + "reached (oid) AS (SELECT oid FROM fenced UNION SELECT e.target FROM reached r CROSS JOIN LATERAL ("
+                + "SELECT k.confrelid AS target FROM pg_catalog.pg_constraint k WHERE k.conrelid = r.oid AND k.contype = 'f' "
+                + "UNION ALL SELECT i.inhparent FROM pg_catalog.pg_inherits i WHERE i.inhrelid = r.oid "
+                + "UNION ALL SELECT i.inhrelid FROM pg_catalog.pg_inherits i WHERE i.inhparent = r.oid) e) ";
 
         /** The foreign keys of the reached tables: child, parent and their actions. */
         static final String REFERENCES = REACHED

@@ -190,7 +190,11 @@ final class TextAnalysis {
                 context.mentionsWatchedTable(sql.substring(rawFrom, rawTo)));
         changesSchema |= statement.isAnyWord(from, StatementHead.SCHEMA_CHANGES)
                 && !(statement.isAnyWord(from + 1, StatementHead.TEMPORARY) || ((statement.isWord(from + 1, "GLOBAL")
-                || statement.isWord(from + 1, "LOCAL")) && statement.isAnyWord(from + 2, StatementHead.TEMPORARY)));
+                || statement.isWord(from + 1, "LOCAL")) && statement.isAnyWord(from + 2, StatementHead.TEMPORARY)))
+                // dynamic SQL and compound statements may run DDL the text does not show
+                // (DO $$ .. EXECUTE 'ALTER TABLE ..' $$, EXECUTE IMMEDIATE CONCAT(..)): read the facts again
+                || statement.isAnyWord(from, StatementHead.DYNAMIC) || statement.isAnyWord(from, StatementHead.COMPOUND)
+                || statement.isWord(from, "BEGIN") && statement.isWord(from + 1, "NOT");
         Decision hidden = HiddenWriteRules.decide(context, statement);
         if (hidden.refuses()) {
             return List.of(hidden);

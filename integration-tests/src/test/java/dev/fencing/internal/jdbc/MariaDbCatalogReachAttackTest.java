@@ -116,4 +116,20 @@ class MariaDbCatalogReachAttackTest extends OrdersFixture {
         orderOneIsUnchanged();
     }
 
+
+    @Test
+    void aCascadeAddedByExecuteImmediateThroughTheDriverIsStillRefused() throws SQLException {
+        sql("CREATE TABLE fd_customers (id BIGINT PRIMARY KEY, name VARCHAR(20))",
+                "INSERT INTO fd_customers (id, name) VALUES (1, 'ann')");
+        // EXECUTE IMMEDIATE is no schema-change head, so the facts are not read again after it
+        try (Fence.Scope scope = Fence.enter(40); Statement statement = connection(fenced()).createStatement()) {
+            statement.executeQuery("SELECT COUNT(*) FROM " + scratch + ".orders").close(); // facts learned
+            statement.execute("EXECUTE IMMEDIATE CONCAT('ALTER TABLE ord', 'ers ADD CONSTRAINT fd_order_customer "
+                    + "FOREIGN KEY (cid) REFERENCES fd_customers (id) ON DELETE CASCADE')");
+            statement.execute("DELETE FROM fd_customers WHERE id = 1");
+        } catch (SQLException refused) {
+            // what should happen (for the EXECUTE IMMEDIATE or the delete)
+        }
+        orderOneIsUnchanged();
+    }
 }

@@ -18,9 +18,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Attacks on the whole-catalog facts (issue 29, findings 3 and 4) on PostgreSQL: writes through a
  * fenced data source, under a stale fence (40 against the row's 100), that change rows of a
  * fenced table through relatives of cascade parents, {@code TRUNCATE .. CASCADE} of such a
- * relative, and same-named tables of another schema when {@code fencing.tables} is qualified.
- * Each test first shows on the raw path (rolled back) that the write changes the fenced row, then
- * runs it through the driver and reads the fenced row back raw: it must still be there.
+ * relative, foreign keys declared on relatives, DDL, COPY and dynamic SQL on relatives, and
+ * same-named tables of another schema when {@code fencing.tables} is qualified. Where a helper
+ * allows, a test first shows on the raw path (rolled back) that the write changes the fenced row;
+ * each runs the write through the driver and reads the fenced row back raw: it must be unchanged.
  */
 @TestDatabase(TestDatabase.Kind.POSTGRESQL)
 class PostgresCatalogReachAttackTest extends OrdersFixture {
@@ -293,5 +294,19 @@ class PostgresCatalogReachAttackTest extends OrdersFixture {
             // what should happen
         }
         assertThat(count(scratch + ".fd_ledger_base")).as("fenced fd_ledger_base rows read back raw").isEqualTo(1);
+    }
+
+    @Test
+    void aPartitionRenamedByDynamicSqlThroughTheDriverIsStillRefused() throws SQLException {
+        aPartitionOfOrdersHoldsTheForeignKey();
+        // a DO block is no schema-change head, so the facts are not read again after it
+        try (Fence.Scope scope = Fence.enter(40); Statement statement = connection(fenced()).createStatement()) {
+            statement.executeQuery("SELECT COUNT(*) FROM " + scratch + ".orders").close(); // facts learned
+            statement.execute("DO $$ BEGIN EXECUTE 'ALTER TABLE " + other + ".ord' || 'ers_p1 RENAME TO fd_stash'; END $$");
+            statement.execute("UPDATE " + other + ".fd_stash SET status = 'stolen'");
+        } catch (SQLException refused) {
+            // what should happen (for the DO block or the update)
+        }
+        orderOneIsUnchanged();
     }
 }
