@@ -35,7 +35,16 @@ class CompatibilityTableTest {
                 .contains("jOOQ " + property("integration-tests/pom.xml", "jooq.version"))
                 .contains("MyBatis " + property("integration-tests/pom.xml", "mybatis.version"))
                 .contains("DBCP " + minor(property("agent/pom.xml", "dbcp2.version")))
-                .contains("Agroal " + property("agent/pom.xml", "agroal.version"));
+                .contains("Agroal " + property("agent/pom.xml", "agroal.version"))
+                .contains("ShedLock " + property("integrations/shedlock/pom.xml", "shedlock.version") + " on Boot "
+                        + major(property("integrations/shedlock/pom.xml", "spring-boot.version")))
+                .contains("ShedLock " + property("integrations/shedlock-boot3-tests/pom.xml", "shedlock.version") + " on Boot "
+                        + minor(property("integrations/shedlock-boot3-tests/pom.xml", "spring-boot.version")));
+    }
+
+    /** {@code 4.0.7} as {@code 4}. */
+    private static String major(String version) {
+        return version.substring(0, version.indexOf('.'));
     }
 
     /** {@code 2.13.0} as {@code 2.13}. */

@@ -186,6 +186,8 @@ class SchedulerLockBootTest {
         LockProvider own = configuration -> Optional.empty();
         ApplicationContextRunner runner = new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(FencingAutoConfiguration.class, FencedShedLockAutoConfiguration.class))
+                // The starter refuses to start without fenced tables, data source or not.
+                .withPropertyValues("fencing.tables=" + TABLE)
                 .withBean(FencedLocks.class, () -> RedisFencedLocks.create(redis));
         runner.run(context -> assertThat(context.getBean(LockProvider.class)).isInstanceOf(FencedLockProvider.class));
         runner.withBean(LockProvider.class, () -> own)
