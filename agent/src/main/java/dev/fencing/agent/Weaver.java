@@ -58,6 +58,8 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
  *   <li>the connection-making methods of a known pool ({@link #POOL_INTERNALS}) and
  *       {@code connectionClosed} / {@code connectionErrorOccurred} of every
  *       {@code javax.sql.ConnectionEventListener}: {@link Advices.PoolInternal};</li>
+ *   <li>in a known pool's classes, its calls through its own interfaces that pass a connection
+ *       (to the application's callbacks): {@link CallbackSites};</li>
  *   <li>Redisson's {@code RedissonFencedLock} token methods and {@code RedissonBaseLock} release
  *       methods, matched by name (no Redisson at compile time).</li>
  * </ul>
@@ -229,6 +231,10 @@ final class Weaver {
             try {
                 type = pool.describe(name).resolve();
                 advice = adviceFor(type);
+                if (poolPackages(name) != null && contains(classfile, ANY_CONNECTION_TYPE)) {
+                    // the pool's calls into the application's callbacks with a connection (CallbackSites)
+                    advice.add(new CallbackSites());
+                }
             } catch (RuntimeException | LinkageError e) {
                 // a super type whose class file cannot be read: the JVM cannot define the class either, unless
                 // its loader hides class files. A class that names a JDBC connection type in its constant pool
@@ -275,18 +281,28 @@ final class Weaver {
             "Ljavax/sql/PooledConnection;".getBytes(StandardCharsets.US_ASCII),
             "Ljavax/sql/XAConnection;".getBytes(StandardCharsets.US_ASCII)};
 
+    /** Any descriptor naming a type called {@code ..Connection}: a pool class without one passes no connection on. */
+    private static final byte[] ANY_CONNECTION_TYPE = "Connection;".getBytes(StandardCharsets.US_ASCII);
+
     /** Whether a descriptor in the class file names {@code java.sql.Connection} or a pooled / XA connection. */
     static boolean namesConnectionType(byte[] classfile) {
         for (byte[] type : CONNECTION_TYPES) {
-            outer:
-            for (int at = 0; at <= classfile.length - type.length; at++) {
-                for (int i = 0; i < type.length; i++) {
-                    if (classfile[at + i] != type[i]) {
-                        continue outer;
-                    }
-                }
+            if (contains(classfile, type)) {
                 return true;
             }
+        }
+        return false;
+    }
+
+    private static boolean contains(byte[] classfile, byte[] text) {
+        outer:
+        for (int at = 0; at <= classfile.length - text.length; at++) {
+            for (int i = 0; i < text.length; i++) {
+                if (classfile[at + i] != text[i]) {
+                    continue outer;
+                }
+            }
+            return true;
         }
         return false;
     }
