@@ -7,6 +7,7 @@ import net.bytebuddy.description.field.FieldList;
 import net.bytebuddy.description.method.MethodList;
 import net.bytebuddy.description.type.TypeDescription;
 import net.bytebuddy.implementation.Implementation;
+import net.bytebuddy.jar.asm.ClassReader;
 import net.bytebuddy.jar.asm.ClassVisitor;
 import net.bytebuddy.jar.asm.Handle;
 import net.bytebuddy.jar.asm.MethodVisitor;
@@ -45,6 +46,30 @@ final class CallbackSites extends AsmVisitorWrapper.AbstractBase {
                     MethodType.class, MethodHandle.class, String.class).toMethodDescriptorString(), false);
     private static final String JDBC_CONNECTION = "java/sql/Connection";
     private static final int INVOKEDYNAMIC_VERSION = Opcodes.V1_7;
+    /** The constant pool tag of {@code CONSTANT_InterfaceMethodref}. */
+    private static final int INTERFACE_METHOD_REF = 11;
+
+    /**
+     * Whether the class file calls an interface method that takes a {@code ..Connection}: read
+     * from its constant pool, so that the many classes of a pool that pass no connection on are
+     * not rewritten at all.
+     */
+    static boolean present(byte[] classfile) {
+        ClassReader reader = OpenedClassReader.of(classfile);
+        char[] buffer = new char[reader.getMaxStringLength()];
+        for (int item = 1; item < reader.getItemCount(); item++) {
+            int offset = reader.getItem(item);
+            if (offset > 0 && classfile[offset - 1] == INTERFACE_METHOD_REF) {
+                int nameAndType = reader.getItem(reader.readUnsignedShort(offset + 2));
+                String descriptor = reader.readUTF8(nameAndType + 2, buffer);
+                int connection = descriptor.indexOf("Connection;");
+                if (connection >= 0 && connection < descriptor.lastIndexOf(')')) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
 
     @Override
     public ClassVisitor wrap(TypeDescription instrumentedType, ClassVisitor classVisitor,

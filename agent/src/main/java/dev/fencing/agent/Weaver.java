@@ -231,9 +231,8 @@ final class Weaver {
             try {
                 type = pool.describe(name).resolve();
                 advice = adviceFor(type);
-                if (poolPackages(name) != null && contains(classfile, ANY_CONNECTION_TYPE)) {
-                    // the pool's calls into the application's callbacks with a connection (CallbackSites)
-                    advice.add(new CallbackSites());
+                if (poolPackages(name) != null && CallbackSites.present(classfile)) {
+                    advice.add(new CallbackSites()); // the pool's calls into the application's callbacks
                 }
             } catch (RuntimeException | LinkageError e) {
                 // a super type whose class file cannot be read: the JVM cannot define the class either, unless
@@ -281,28 +280,18 @@ final class Weaver {
             "Ljavax/sql/PooledConnection;".getBytes(StandardCharsets.US_ASCII),
             "Ljavax/sql/XAConnection;".getBytes(StandardCharsets.US_ASCII)};
 
-    /** Any descriptor naming a type called {@code ..Connection}: a pool class without one passes no connection on. */
-    private static final byte[] ANY_CONNECTION_TYPE = "Connection;".getBytes(StandardCharsets.US_ASCII);
-
     /** Whether a descriptor in the class file names {@code java.sql.Connection} or a pooled / XA connection. */
     static boolean namesConnectionType(byte[] classfile) {
         for (byte[] type : CONNECTION_TYPES) {
-            if (contains(classfile, type)) {
+            outer:
+            for (int at = 0; at <= classfile.length - type.length; at++) {
+                for (int i = 0; i < type.length; i++) {
+                    if (classfile[at + i] != type[i]) {
+                        continue outer;
+                    }
+                }
                 return true;
             }
-        }
-        return false;
-    }
-
-    private static boolean contains(byte[] classfile, byte[] text) {
-        outer:
-        for (int at = 0; at <= classfile.length - text.length; at++) {
-            for (int i = 0; i < text.length; i++) {
-                if (classfile[at + i] != text[i]) {
-                    continue outer;
-                }
-            }
-            return true;
         }
         return false;
     }
