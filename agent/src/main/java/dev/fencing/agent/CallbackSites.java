@@ -21,6 +21,10 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 
+import static net.bytebuddy.matcher.ElementMatchers.hasDescriptor;
+import static net.bytebuddy.matcher.ElementMatchers.isPrivate;
+import static net.bytebuddy.matcher.ElementMatchers.named;
+
 /**
  * The pool's calls into the application's code: in a class of a known pool, every call through an
  * interface of the same pool whose parameters include a {@code java.sql.Connection} (Agroal's
@@ -96,7 +100,7 @@ final class CallbackSites extends AsmVisitorWrapper.AbstractBase {
                     public void visitMethodInsn(int opcode, String owner, String method, String descriptor,
                                                 boolean isInterface) {
                         String kinds = opcode == Opcodes.INVOKEINTERFACE && Weaver.samePool(pool, owner.replace('/', '.'))
-                                ? kinds(descriptor, typePool) : null;
+                                && overridable(owner, method, descriptor, typePool) ? kinds(descriptor, typePool) : null;
                         if (kinds == null) {
                             super.visitMethodInsn(opcode, owner, method, descriptor, isInterface);
                             return;
@@ -136,6 +140,24 @@ final class CallbackSites extends AsmVisitorWrapper.AbstractBase {
             kinds.append(kind);
         }
         return any ? kinds.toString() : null;
+    }
+
+    /**
+     * Whether the interface method can be implemented by another class: not a private method of
+     * the interface (called by {@code invokeinterface} from its nest since Java 11). An interface
+     * that cannot be resolved is taken for none: a call naming it cannot link.
+     */
+    static boolean overridable(String owner, String method, String descriptor, TypePool typePool) {
+        TypePool.Resolution resolution = typePool.describe(owner.replace('/', '.'));
+        if (!resolution.isResolved()) {
+            return false;
+        }
+        try {
+            return resolution.resolve().getDeclaredMethods()
+                    .filter(named(method).and(hasDescriptor(descriptor)).and(isPrivate())).isEmpty();
+        } catch (RuntimeException | LinkageError e) {
+            return false;
+        }
     }
 
     private static boolean isConnectionSubtype(String name, TypePool typePool) {

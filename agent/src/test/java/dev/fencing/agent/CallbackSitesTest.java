@@ -31,6 +31,26 @@ class CallbackSitesTest {
         assertThat(CallbackSites.kinds("(Lorg/h2/jdbc/JdbcConnection;)V", TYPES)).isEqualTo("S");
     }
 
+    /** A pool's interface with a private method its default method calls (by invokeinterface, Java 11 on). */
+    interface WithPrivateMethod {
+        private void own(Connection connection) {
+        }
+
+        default void callback(Connection connection) {
+            own(connection);
+        }
+    }
+
+    @Test
+    void aPrivateInterfaceMethodIsNoCallback() {
+        String owner = WithPrivateMethod.class.getName().replace('.', '/');
+        assertThat(CallbackSites.overridable(owner, "own", "(Ljava/sql/Connection;)V", TYPES)).isFalse();
+        assertThat(CallbackSites.overridable(owner, "callback", "(Ljava/sql/Connection;)V", TYPES)).isTrue();
+        assertThat(CallbackSites.overridable("io/agroal/api/AgroalPoolInterceptor", "onConnectionAcquire",
+                "(Ljava/sql/Connection;)V", TYPES)).isTrue();
+        assertThat(CallbackSites.overridable("com/example/Missing", "on", "(Ljava/sql/Connection;)V", TYPES)).isFalse();
+    }
+
     @Test
     void aCallPassingNoConnectionIsLeftAlone() {
         assertThat(CallbackSites.kinds("(Ljava/util/Properties;Ljava/lang/Object;)Z", TYPES)).isNull();
