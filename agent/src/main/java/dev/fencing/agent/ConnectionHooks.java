@@ -111,6 +111,33 @@ final class ConnectionHooks implements AgentBridge.Hooks {
         return result;
     }
 
+    @Override
+    public boolean poolsOwn(Class<?> pool, Class<?> receiver) {
+        return Weaver.samePool(pool.getName(), receiver.getName());
+    }
+
+    @Override
+    public Object passedToCallback(Class<?> pool, Object receiver, String method, Class<?> declared, Object connection)
+            throws SQLException {
+        if (!(connection instanceof Connection raw) || isClosed(raw)) {
+            return connection; // a closed one (Agroal's onConnectionDestroy) writes nothing, and cannot be fenced
+        }
+        // a subtype of Connection (a driver's or pool's connection type) cannot be given a fenced connection
+        return fenceOrRefuse(pool, raw, null, declared == Connection.class ? null : "fencing agent: " + pool.getName()
+                + " passes its connection to " + receiver.getClass().getName() + " (" + method + ") as a "
+                + declared.getName() + ", which a fenced connection cannot stand in for; write to fenced tables "
+                + "through a connection from the pool's javax.sql.DataSource getConnection(), or through a "
+                + "callback that takes a java.sql.Connection");
+    }
+
+    private static boolean isClosed(Connection connection) {
+        try {
+            return connection.isClosed();
+        } catch (SQLException | RuntimeException e) {
+            return false; // fenced, or refused when it cannot be
+        }
+    }
+
     /** The entry point of a pool that hands out fenced connections, for a refusal's message. */
     private static String supportedEntryPoint(Object pool) {
         String name = pool.getClass().getName();

@@ -58,6 +58,8 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
  *   <li>the connection-making methods of a known pool ({@link #POOL_INTERNALS}) and
  *       {@code connectionClosed} / {@code connectionErrorOccurred} of every
  *       {@code javax.sql.ConnectionEventListener}: {@link Advices.PoolInternal};</li>
+ *   <li>in a known pool's classes, its calls through its own interfaces that pass a connection
+ *       (to the application's callbacks): {@link CallbackSites};</li>
  *   <li>Redisson's {@code RedissonFencedLock} token methods and {@code RedissonBaseLock} release
  *       methods, matched by name (no Redisson at compile time).</li>
  * </ul>
@@ -229,6 +231,9 @@ final class Weaver {
             try {
                 type = pool.describe(name).resolve();
                 advice = adviceFor(type);
+                if (poolPackages(name) != null && CallbackSites.present(classfile)) {
+                    advice.add(new CallbackSites()); // the pool's calls into the application's callbacks
+                }
             } catch (RuntimeException | LinkageError e) {
                 // a super type whose class file cannot be read: the JVM cannot define the class either, unless
                 // its loader hides class files. A class that names a JDBC connection type in its constant pool

@@ -22,7 +22,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * row holding 7, read back raw here. Where the API returns an interface the connection is fenced
  * ({@code current/9}); where it returns a concrete class no wrapper can stand in for, the borrow is
  * refused with a message naming the supported entry point and nothing is written ({@code seed/7}).
- * Before the agent fenced at every handout, all of them wrote all three ({@code none/7}).
+ * Before the agent fenced at every handout, all of them wrote all three ({@code none/7}); the pool
+ * callbacks ({@link #CALLBACKS}) did until the agent fenced a pool's calls into application code.
  */
 class HandoutIT {
 
@@ -44,11 +45,25 @@ class HandoutIT {
     static final List<String> POOLS_LONG = List.of("vibur", "vibur-nonpooled", "vibur-taken", "ucp", "ucp-user",
             "agroal-xa");
 
+    /**
+     * The callbacks through which a pool passes its connection to the application's code, each
+     * making its write inside the pool's borrow ({@link example.app.HandoutSources}): the agent
+     * fences the connection at the pool's call site, so each is fenced. By default Agroal's
+     * interceptor and Vibur's hook, which wrote all three ({@code none/7}) before the agent fenced
+     * a pool's calls into application code; {@code -Plong} adds Agroal's listener (also written
+     * before) and c3p0's customizer (fenced before too: c3p0's physical connections are fenced
+     * where its helper threads open them, so it guards against that changing).
+     */
+    static final List<String> CALLBACKS = List.of("agroal-interceptor", "vibur-hook");
+    static final List<String> CALLBACKS_LONG = List.of("agroal-listener", "c3p0-customizer");
+
     static Stream<Arguments> handouts() {
         List<String> handouts = new ArrayList<>(FOUND);
         handouts.addAll(POOLS);
+        handouts.addAll(CALLBACKS);
         if (Boolean.getBoolean("fencing.long")) {
             handouts.addAll(POOLS_LONG);
+            handouts.addAll(CALLBACKS_LONG);
         }
         List<Arguments> all = new ArrayList<>();
         ChildJvm.javas().forEach(java -> {

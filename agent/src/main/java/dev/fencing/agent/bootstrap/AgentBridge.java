@@ -1,5 +1,11 @@
 package dev.fencing.agent.bootstrap;
 
+import java.lang.invoke.CallSite;
+import java.lang.invoke.ConstantCallSite;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+
 /**
  * The only agent class that instrumented code calls. Internal to the fencing agent; may change in
  * any release.
@@ -52,6 +58,23 @@ public final class AgentBridge {
          * for it (it has then been closed).
          */
         Object handedOut(Object pool, String method, String declared, Object result, Class<?> caller) throws Exception;
+
+        /**
+         * Whether {@code receiver}, the object a class of a known pool ({@code pool}) calls
+         * through one of the pool's interfaces with a connection argument, is the pool's own (its
+         * class in the pool's packages): then the connection passes raw.
+         */
+        boolean poolsOwn(Class<?> pool, Class<?> receiver);
+
+        /**
+         * The connection {@code pool} passes to {@code receiver}'s {@code method} (code outside
+         * the pool's packages: the application's callback) declared as {@code declared}: fenced,
+         * or as it was when nothing is fenced or it is fenced already. Throws (an
+         * {@code SQLException}) when it cannot be fenced or {@code declared} is a subtype of
+         * {@code java.sql.Connection} a fenced connection cannot be (it has then been closed).
+         */
+        Object passedToCallback(Class<?> pool, Object receiver, String method, Class<?> declared, Object connection)
+                throws Exception;
 
         /** A fenced lock (Redisson's {@code RFencedLock}) returned a token to this thread. */
         void tokenAcquired(Object lock, Object token);
@@ -184,6 +207,63 @@ public final class AgentBridge {
             throw new IllegalStateException("fencing agent: a pool's handout was intercepted before the agent was ready");
         }
         return current.handedOut(pool, method, declared, result, caller);
+    }
+
+    private static final MethodHandle POOLS_OWN;
+    private static final MethodHandle CALL_PASSING;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            POOLS_OWN = lookup.findStatic(AgentBridge.class, "poolsOwn",
+                    MethodType.methodType(boolean.class, Class.class, Object.class));
+            CALL_PASSING = lookup.findStatic(AgentBridge.class, "callPassing", MethodType.methodType(Object.class,
+                    MethodHandle.class, Class.class, String.class, String.class, Object[].class));
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /**
+     * The bootstrap of a pool's call through its own interface that passes a connection (see the
+     * agent's {@code CallbackSites}): {@code target} is the interface method, {@code kinds} one
+     * letter per parameter after the receiver ({@code C}: a {@code java.sql.Connection},
+     * {@code S}: a subtype of it, {@code -}: anything else). When the receiver is the pool's own
+     * object the call is the original one; otherwise its connections are fenced first.
+     */
+    public static CallSite callback(MethodHandles.Lookup caller, String name, MethodType type, MethodHandle target,
+                                    String kinds) {
+        Class<?> pool = caller.lookupClass();
+        MethodHandle own = MethodHandles.dropArguments(POOLS_OWN.bindTo(pool), 1,
+                type.parameterList().subList(1, type.parameterCount())).asType(type.changeReturnType(boolean.class));
+        MethodHandle passing = MethodHandles.insertArguments(CALL_PASSING, 0, target, pool,
+                        type.parameterType(0).getName() + "." + name, kinds)
+                .asCollector(Object[].class, type.parameterCount()).asType(type);
+        return new ConstantCallSite(MethodHandles.guardWithTest(own, target.asType(type), passing));
+    }
+
+    /** True for a receiver of the pool's own (or none: the call then throws as it would have). */
+    private static boolean poolsOwn(Class<?> pool, Object receiver) {
+        Hooks current = hooks;
+        return receiver == null || current != null && current.poolsOwn(pool, receiver.getClass());
+    }
+
+    /** {@code arguments}: the receiver, then the call's arguments; each connection among them fenced or refused. */
+    private static Object callPassing(MethodHandle target, Class<?> pool, String method, String kinds,
+                                      Object[] arguments)
+            throws Throwable {
+        Hooks current = hooks;
+        if (current == null) {
+            // unreachable (the hooks are installed before any class is woven); fail closed as exit() does
+            throw new IllegalStateException("fencing agent: a pool's callback was intercepted before the agent was ready");
+        }
+        for (int i = 0; i < kinds.length(); i++) {
+            if (kinds.charAt(i) != '-' && arguments[i + 1] != null) {
+                arguments[i + 1] = current.passedToCallback(pool, arguments[0], method,
+                        target.type().parameterType(i + 1), arguments[i + 1]);
+            }
+        }
+        return target.invokeWithArguments(arguments);
     }
 
     public static void tokenAcquired(Object lock, Object token) {
