@@ -7,7 +7,6 @@ import dev.fencing.StaleFenceException;
 import dev.fencing.testing.PauseInjector;
 import dev.fencing.testing.ScratchArea;
 import dev.fencing.testing.TestDatabase;
-import dev.fencing.testing.TestRedis;
 
 import java.time.Duration;
 import java.util.Map;
@@ -45,9 +44,9 @@ import org.springframework.test.util.AopTestUtils;
  * is given in a {@code LockableRunnable}, so {@code lock}, the job and {@code unlock} run on the
  * scheduler's thread. The jobs here run on their schedule, not called by the test; as in
  * {@link SchedulerLockBootTest}, node 1's run stops before its write past its lockAtMostFor,
- * node 2's run takes the lock over and writes, and node 1's write is then refused.
+ * node 2's run takes the lock over and writes, and node 1's write is then refused. The leases are
+ * the starter's own, in the PostgreSQL database the jobs write.
  */
-@TestRedis
 @SuppressWarnings("removal") // PROXY_SCHEDULER is deprecated for removal; testing it is the point
 class SchedulerProxyModeBootTest {
 
