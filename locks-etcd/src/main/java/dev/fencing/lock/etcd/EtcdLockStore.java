@@ -125,6 +125,11 @@ final class EtcdLockStore implements LockStore {
     public boolean extend(Tenure tenure, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         Handle handle = handle(tenure);
+        // Ownership first: a keepalive sent for a lease etcd no longer has can go unanswered until
+        // the timeout (seen after a revoke), and the client's later keepalives then stall too
+        if (!ownsKey(tenure, handle, deadline)) {
+            return false;
+        }
         LeaseKeepAliveResponse kept;
         try {
             kept = await(client.getLeaseClient().keepAliveOnce(handle.leaseId()), deadline, "renew " + tenure);
@@ -138,6 +143,11 @@ final class EtcdLockStore implements LockStore {
             return false; // the lease expired or was revoked: its key is gone with it
         }
         // The lease lives; is the key still the one this tenure created?
+        return ownsKey(tenure, handle, deadline);
+    }
+
+    /** True when the resource's key is the one this tenure created, on its lease. */
+    private boolean ownsKey(Tenure tenure, Handle handle, long deadline) {
         GetResponse read = await(client.getKVClient().get(key(tenure.resource())), deadline, "check " + tenure);
         return read.getKvs().stream().anyMatch(kv -> kv.getCreateRevision() == tenure.fence() && kv.getLease() == handle.leaseId());
     }
