@@ -1,8 +1,6 @@
 package dev.fencing.internal.jdbc;
 
-import dev.fencing.Fence;
 import dev.fencing.FencingConfig;
-import dev.fencing.UnfenceableStatementException;
 import dev.fencing.jdbc.FencingDataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -88,8 +86,8 @@ abstract class CatalogReachOracleContract {
                     continue; // fenced itself
                 }
                 for (String write : writes(table)) {
-                    boolean changes = changesAFencedRow(tables, write);
-                    boolean refused = refusedByTheDriver(fenced, write);
+                    boolean changes = RolledBackWrites.changes(raw(), write, statement -> fencedRows(statement, tables));
+                    boolean refused = RolledBackWrites.refusedByTheDriver(fenced, write);
                     assertThat(!changes || refused)
                             .as("graph %d (seed %d): %s changes a fenced row and the driver let it run; graph: %s",
                                     graph, seed, write, String.join("; ", ddl))
@@ -168,24 +166,6 @@ abstract class CatalogReachOracleContract {
                 "UPDATE " + table.qualified() + " SET v = v + 1 WHERE id = 3");
     }
 
-    /** Runs {@code write} raw in a transaction rolled back: did any fenced row change? */
-    private boolean changesAFencedRow(List<Table> tables, String write) throws SQLException {
-        try (Connection connection = raw().getConnection()) {
-            connection.setAutoCommit(false);
-            try (Statement statement = connection.createStatement()) {
-                String before = fencedRows(statement, tables);
-                try {
-                    statement.execute(write);
-                } catch (SQLException refusedByTheServer) {
-                    return false; // RESTRICT / NO ACTION: nothing changed
-                }
-                return !before.equals(fencedRows(statement, tables));
-            } finally {
-                connection.rollback();
-            }
-        }
-    }
-
     private static String fencedRows(Statement statement, List<Table> tables) throws SQLException {
         StringBuilder rows = new StringBuilder();
         for (Table table : tables) {
@@ -204,22 +184,5 @@ abstract class CatalogReachOracleContract {
             }
         }
         return rows.toString();
-    }
-
-    /** Runs {@code write} through a fenced connection under a fence, rolled back: was it refused? */
-    private static boolean refusedByTheDriver(FencingDataSource fenced, String write) throws SQLException {
-        try (Connection connection = fenced.getConnection(); Fence.Scope scope = Fence.enter(40)) {
-            connection.setAutoCommit(false);
-            try (Statement statement = connection.createStatement()) {
-                statement.execute(write);
-                return false;
-            } catch (UnfenceableStatementException refused) {
-                return true;
-            } catch (SQLException refusedByTheServer) {
-                return false;
-            } finally {
-                connection.rollback();
-            }
-        }
     }
 }

@@ -24,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * runs it through the driver and reads the fenced row back raw: it must still be there.
  */
 @TestDatabase(TestDatabase.Kind.MARIADB)
-class MariaDbCatalogReachAttackTest extends OrdersFixture {
+class MariaDbCatalogReachAttackTest extends CatalogReachAttackFixture {
 
     private final DataSource database;
     private String scratch;
@@ -37,6 +37,11 @@ class MariaDbCatalogReachAttackTest extends OrdersFixture {
     @Override
     DataSource raw() {
         return database;
+    }
+
+    @Override
+    String scratch() {
+        return scratch;
     }
 
     @BeforeEach
@@ -53,37 +58,6 @@ class MariaDbCatalogReachAttackTest extends OrdersFixture {
     @AfterEach
     void dropOtherSchema() throws SQLException {
         sql("DROP TABLE IF EXISTS orders", "DROP TABLE IF EXISTS fd_customers", "DROP DATABASE IF EXISTS " + other);
-    }
-
-    /** Runs {@code write} raw in a transaction that is rolled back; true when it removed or changed order 1. */
-    private boolean rawWriteChangesOrder(String write) throws SQLException {
-        try (var connection = raw().getConnection(); Statement statement = connection.createStatement()) {
-            connection.setAutoCommit(false);
-            statement.execute(write);
-            try (var rows = statement.executeQuery("SELECT COUNT(*) FROM " + scratch + ".orders WHERE id = 1 AND status = 'pending'")) {
-                rows.next();
-                boolean changed = rows.getLong(1) == 0;
-                connection.rollback();
-                return changed;
-            }
-        }
-    }
-
-    /** Runs {@code write} through {@code fenced} under the stale fence 40; a refusal is what should happen. */
-    private void throughTheDriver(FencingDataSource fenced, String write) throws SQLException {
-        try (Fence.Scope scope = Fence.enter(40); Statement statement = connection(fenced).createStatement()) {
-            statement.executeQuery("SELECT COUNT(*) FROM " + scratch + ".orders").close(); // facts learned
-            statement.execute(write);
-        } catch (SQLException refused) {
-            // refused (or failed): the fenced row must be unchanged, which the caller checks
-        }
-    }
-
-    private void orderOneIsUnchanged() throws SQLException {
-        Order order = order(1);
-        assertThat(order).as("order 1 read back raw").isNotNull();
-        assertThat(order.status()).isEqualTo("pending");
-        assertThat(order.lastFence()).isEqualTo(100);
     }
 
     @Test

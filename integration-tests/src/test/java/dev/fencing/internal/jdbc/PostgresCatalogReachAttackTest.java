@@ -24,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * each runs the write through the driver and reads the fenced row back raw: it must be unchanged.
  */
 @TestDatabase(TestDatabase.Kind.POSTGRESQL)
-class PostgresCatalogReachAttackTest extends OrdersFixture {
+class PostgresCatalogReachAttackTest extends CatalogReachAttackFixture {
 
     private final DataSource database;
     private String scratch;
@@ -37,6 +37,11 @@ class PostgresCatalogReachAttackTest extends OrdersFixture {
     @Override
     DataSource raw() {
         return database;
+    }
+
+    @Override
+    String scratch() {
+        return scratch;
     }
 
     @BeforeEach
@@ -54,37 +59,6 @@ class PostgresCatalogReachAttackTest extends OrdersFixture {
     void dropOtherSchema() throws SQLException {
         sql("DROP TABLE IF EXISTS orders, fd_people, fd_customers, fd_allcust, fd_ledger, fd_ledger_base CASCADE",
                 "DROP SCHEMA IF EXISTS " + other + " CASCADE");
-    }
-
-    /** Runs {@code write} raw in a transaction that is rolled back; true when it removed or changed order 1. */
-    private boolean rawWriteChangesOrder(String write) throws SQLException {
-        try (var connection = raw().getConnection(); Statement statement = connection.createStatement()) {
-            connection.setAutoCommit(false);
-            statement.execute(write);
-            try (var rows = statement.executeQuery("SELECT COUNT(*) FROM " + scratch + ".orders WHERE id = 1 AND status = 'pending'")) {
-                rows.next();
-                boolean changed = rows.getLong(1) == 0;
-                connection.rollback();
-                return changed;
-            }
-        }
-    }
-
-    /** Runs {@code write} through {@code fenced} under the stale fence 40; a refusal is what should happen. */
-    private void throughTheDriver(FencingDataSource fenced, String write) throws SQLException {
-        try (Fence.Scope scope = Fence.enter(40); Statement statement = connection(fenced).createStatement()) {
-            statement.executeQuery("SELECT COUNT(*) FROM " + scratch + ".orders").close(); // facts learned
-            statement.execute(write);
-        } catch (SQLException refused) {
-            // refused (or failed): the fenced row must be unchanged, which the caller checks
-        }
-    }
-
-    private void orderOneIsUnchanged() throws SQLException {
-        Order order = order(1);
-        assertThat(order).as("order 1 read back raw").isNotNull();
-        assertThat(order.status()).isEqualTo("pending");
-        assertThat(order.lastFence()).isEqualTo(100);
     }
 
     /** fd_customers (cascade parent of orders) inherits from fd_people: deleting through fd_people cascades. */

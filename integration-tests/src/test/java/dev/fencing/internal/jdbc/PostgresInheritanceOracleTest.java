@@ -1,8 +1,6 @@
 package dev.fencing.internal.jdbc;
 
-import dev.fencing.Fence;
 import dev.fencing.FencingConfig;
-import dev.fencing.UnfenceableStatementException;
 import dev.fencing.jdbc.FencingDataSource;
 import dev.fencing.testing.TestDatabase;
 import org.junit.jupiter.api.AfterEach;
@@ -65,8 +63,8 @@ class PostgresInheritanceOracleTest {
                     continue;
                 }
                 for (String write : writes(node)) {
-                    boolean changes = changesTheFencedRows(write);
-                    boolean refused = refused(fenced, write);
+                    boolean changes = RolledBackWrites.changes(database, write, PostgresInheritanceOracleTest::fencedRows);
+                    boolean refused = RolledBackWrites.refusedByTheDriver(fenced, write);
                     assertThat(!changes || refused)
                             .as("tree %d (seed %d): %s changes orders' rows and the driver let it run; tree: %s",
                                     tree, seed, write, String.join("; ", ddl))
@@ -141,23 +139,6 @@ class PostgresInheritanceOracleTest {
                 "TRUNCATE " + node.name);
     }
 
-    private boolean changesTheFencedRows(String write) throws SQLException {
-        try (Connection connection = database.getConnection()) {
-            connection.setAutoCommit(false);
-            try (Statement statement = connection.createStatement()) {
-                String before = fencedRows(statement);
-                try {
-                    statement.execute(write);
-                } catch (SQLException refusedByTheServer) {
-                    return false; // no partition for the row, say: nothing changed
-                }
-                return !before.equals(fencedRows(statement));
-            } finally {
-                connection.rollback();
-            }
-        }
-    }
-
     private static String fencedRows(Statement statement) throws SQLException {
         StringBuilder rows = new StringBuilder();
         try (ResultSet result = statement.executeQuery("SELECT id, v, last_fence FROM orders ORDER BY id, v")) {
@@ -167,21 +148,5 @@ class PostgresInheritanceOracleTest {
             }
         }
         return rows.toString();
-    }
-
-    private static boolean refused(FencingDataSource fenced, String write) throws SQLException {
-        try (Connection connection = fenced.getConnection(); Fence.Scope scope = Fence.enter(40)) {
-            connection.setAutoCommit(false);
-            try (Statement statement = connection.createStatement()) {
-                statement.execute(write);
-                return false;
-            } catch (UnfenceableStatementException refused) {
-                return true;
-            } catch (SQLException refusedByTheServer) {
-                return false;
-            } finally {
-                connection.rollback();
-            }
-        }
     }
 }
