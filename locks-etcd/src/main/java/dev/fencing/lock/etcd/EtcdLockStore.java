@@ -48,6 +48,9 @@ final class EtcdLockStore implements LockStore {
     private final Map<String, Watch.Watcher> releaseWatches = new ConcurrentHashMap<>();
     private volatile LeaseEvents events;
 
+    /** How long one keep-alive attempt waits for its answer before it is sent again. */
+    private static final long KEEPALIVE_ATTEMPT_NANOS = TimeUnit.MILLISECONDS.toNanos(1_000);
+
     /** What a tenure keeps at the store: its etcd lease and the TTL etcd granted (seconds). */
     record Handle(long leaseId, long grantedTtlSeconds) {
     }
@@ -132,7 +135,7 @@ final class EtcdLockStore implements LockStore {
         }
         LeaseKeepAliveResponse kept;
         try {
-            kept = await(client.getLeaseClient().keepAliveOnce(handle.leaseId()), deadline, "renew " + tenure);
+            kept = keepAliveOnce(handle.leaseId(), deadline, "renew " + tenure);
         } catch (LockStoreException e) {
             if (isLeaseNotFound(e)) {
                 return false;
@@ -144,6 +147,28 @@ final class EtcdLockStore implements LockStore {
         }
         // The lease lives; is the key still the one this tenure created?
         return ownsKey(tenure, handle, deadline);
+    }
+
+    /**
+     * One keep-alive of {@code leaseId}, sent again on a new stream when an attempt is not answered
+     * within {@link #KEEPALIVE_ATTEMPT_NANOS}: jetcd opens a stream per keep-alive, and on a loaded
+     * machine one such stream's request went unanswered until the whole timeout ran out while the
+     * same request on a new stream was answered at once. A keep-alive only resets the lease to the
+     * TTL it was granted, so sending it twice is harmless.
+     */
+    private LeaseKeepAliveResponse keepAliveOnce(long leaseId, long deadline, String what) {
+        while (true) {
+            long attemptDeadline = Math.min(deadline, System.nanoTime() + KEEPALIVE_ATTEMPT_NANOS);
+            try {
+                return await(client.getLeaseClient().keepAliveOnce(leaseId), attemptDeadline, what);
+            } catch (LockStoreException e) {
+                if (!(e.getCause() instanceof TimeoutException) || deadline - System.nanoTime() <= 0) {
+                    throw e;
+                }
+                LOG.log(System.Logger.Level.DEBUG, () -> "a keep-alive of lease " + Long.toHexString(leaseId) + " at "
+                        + address + " was not answered in time; sending it again on a new stream");
+            }
+        }
     }
 
     /** True when the resource's key is the one this tenure created, on its lease. */

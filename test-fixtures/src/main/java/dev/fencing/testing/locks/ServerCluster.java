@@ -80,11 +80,22 @@ public abstract class ServerCluster<M extends ServerCluster.Member> implements A
         static Workspace create(String prefix, String commandMarker) {
             Path root;
             try {
-                root = Files.createTempDirectory(prefix);
+                root = Files.createTempDirectory(memoryBackedTemp(), prefix);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
             return new Workspace(root, ServerProcess.reapOnExit(root, commandMarker));
+        }
+
+        /**
+         * /dev/shm where it is a writable directory, else the JVM's temporary directory: the
+         * servers sync their logs to disk at every write, and on a machine whose disk the build
+         * keeps busy one sync took seconds, so a test's lock call ran out of time on a server that
+         * was only waiting for the disk. A test cluster keeps nothing worth a disk.
+         */
+        private static Path memoryBackedTemp() {
+            Path shm = Path.of("/dev/shm");
+            return Files.isDirectory(shm) && Files.isWritable(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
         }
 
         /** A member's own directory. */
