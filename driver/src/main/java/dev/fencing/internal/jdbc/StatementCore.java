@@ -51,6 +51,8 @@ final class StatementCore extends Execution {
     final TransactionText.Effect preparedEffect;
     /** The application's values, kept only when the zero-row diagnosis re-runs them; else null. */
     final BoundValues values;
+    /** True when the prepared text holds a non-ASCII character the session's encoding could move ({@link SessionEncoding}). */
+    final boolean preparedTextNonAscii;
     /** The wrapper the application holds: what back-references and {@code unwrap} answer with. */
     private Statement owner;
     private boolean closed;
@@ -58,6 +60,8 @@ final class StatementCore extends Execution {
     private BatchLog batch;
     /** True when an entry of the pending batch may begin or end the transaction. */
     private boolean batchChangesTransaction;
+    /** What the pending batch's entries need of the session's encoding. */
+    private Pipeline.BatchBytes batchBytes = Pipeline.BatchBytes.NONE;
 
     /** The core of a plain statement. */
     StatementCore(FencedConnection connection, Statement delegate) {
@@ -68,6 +72,7 @@ final class StatementCore extends Execution {
         this.prepared = null;
         this.preparedEffect = null;
         this.values = null;
+        this.preparedTextNonAscii = false;
     }
 
     /** The core of a prepared or callable statement, planned once, at prepare time. */
@@ -79,6 +84,8 @@ final class StatementCore extends Execution {
         this.prepared = plan;
         this.preparedEffect = pipeline.effectOf(plan);
         this.values = BoundValues.forPlan(plan, connection.config());
+        this.preparedTextNonAscii = plan.sql() != null && connection.analyzer().dialect().checksClientEncoding()
+                && SessionEncoding.hasNonAscii(plan.sql());
     }
 
     /** Called once by the wrapper's constructor. */
@@ -198,10 +205,26 @@ final class StatementCore extends Execution {
         batchChangesTransaction |= e.effect != TransactionText.Effect.NONE;
     }
 
+    /** How many entries the pending batch holds. */
+    int pendingBatchEntries() {
+        return batch == null ? 0 : batch.size();
+    }
+
+    /** Notes what an entry about to be added needs of the session's encoding. */
+    void addingBytes(Pipeline.BatchBytes entry) {
+        batchBytes = batchBytes.and(entry);
+    }
+
+    /** What the pending batch's entries need of the session's encoding. */
+    Pipeline.BatchBytes batchBytes() {
+        return batchBytes;
+    }
+
     /** The pending batch, handed to the pipeline to run: the statement forgets it. */
     BatchLog takeBatch() {
         BatchLog log = batch;
         batch = null;
+        batchBytes = Pipeline.BatchBytes.NONE;
         return log;
     }
 
@@ -217,6 +240,7 @@ final class StatementCore extends Execution {
         delegate.clearBatch();
         batch = null;
         batchChangesTransaction = false;
+        batchBytes = Pipeline.BatchBytes.NONE;
     }
 
     public int[] executeBatch() throws SQLException {
