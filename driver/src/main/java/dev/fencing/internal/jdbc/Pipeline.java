@@ -261,7 +261,7 @@ final class Pipeline implements DiagnosedConnection {
         FencePlan plan = statement.prepared;
         Execution e = admit(statement, plan, statement.values == null ? null : statement.values.live(),
                 statement.preparedEffect);
-        admitBytes(statement, statement.preparedTextNonAscii, true, adding);
+        admitBytes(statement, statement.preparedTextNonAscii, statement.boundNonAsciiValues(), adding);
         if (e.fenced()) {
             for (int slot : plan.fenceIndexes()) {
                 statement.preparedDelegate.setLong(slot, e.fence);
@@ -357,7 +357,7 @@ final class Pipeline implements DiagnosedConnection {
      * earlier one changed the session's encoding: entries after the first with non-ASCII text are
      * refused, and the batch is checked again when it is executed ({@link #beforeBatch}).
      */
-    private void admitBytes(StatementCore statement, boolean nonAsciiText, boolean prepared, boolean adding)
+    private void admitBytes(StatementCore statement, boolean nonAsciiText, boolean nonAsciiValues, boolean adding)
             throws SQLException {
         if (adding) {
             if (nonAsciiText && statement.pendingBatchEntries() > 0) {
@@ -367,10 +367,10 @@ final class Pipeline implements DiagnosedConnection {
                         + " then where its strings and names end cannot be known. Execute it on its own, or bind its"
                         + " values as parameters; it was not added"));
             }
-            statement.addingBytes(BatchBytes.of(nonAsciiText, prepared));
+            statement.addingBytes(BatchBytes.of(nonAsciiText, nonAsciiValues));
         }
         try {
-            encoding.admit(nonAsciiText, prepared);
+            encoding.admit(nonAsciiText, nonAsciiValues);
         } catch (UnfenceableStatementException refusal) {
             throw refused(refusal);
         }
@@ -504,7 +504,7 @@ final class Pipeline implements DiagnosedConnection {
     private void beforeBatch(Execution e, BatchLog log, BatchBytes bytes, Statement delegate) throws SQLException {
         try {
             // the session's encoding may have changed since the entries were added
-            encoding.admit(bytes.nonAsciiText(), bytes.prepared());
+            encoding.admit(bytes.nonAsciiText(), bytes.nonAsciiValues());
             readFence(e, everyStatementNeedsTheFence);
             String fencedTable = log == null ? null : log.firstFencedTable();
             if (fencedTable != null && e.fence == 0) {
@@ -540,19 +540,19 @@ final class Pipeline implements DiagnosedConnection {
     }
 
     /** What the entries of a pending batch need of the session's encoding ({@link SessionEncoding#admit}). */
-    record BatchBytes(boolean nonAsciiText, boolean prepared) {
+    record BatchBytes(boolean nonAsciiText, boolean nonAsciiValues) {
 
         private static final BatchBytes[] ALL = {new BatchBytes(false, false), new BatchBytes(false, true),
                 new BatchBytes(true, false), new BatchBytes(true, true)};
         static final BatchBytes NONE = ALL[0];
 
-        static BatchBytes of(boolean nonAsciiText, boolean prepared) {
-            return ALL[(nonAsciiText ? 2 : 0) + (prepared ? 1 : 0)];
+        static BatchBytes of(boolean nonAsciiText, boolean nonAsciiValues) {
+            return ALL[(nonAsciiText ? 2 : 0) + (nonAsciiValues ? 1 : 0)];
         }
 
         /** What this batch needs with {@code entry} added. */
         BatchBytes and(BatchBytes entry) {
-            return of(nonAsciiText || entry.nonAsciiText, prepared || entry.prepared);
+            return of(nonAsciiText || entry.nonAsciiText, nonAsciiValues || entry.nonAsciiValues);
         }
     }
 
@@ -595,7 +595,7 @@ final class Pipeline implements DiagnosedConnection {
     void beforeWriteBack() throws SQLException {
         // the driver writes the row's values into a statement of its own, maybe into its text
         try {
-            encoding.admit(false, true);
+            encoding.admit(false, writeBackInlinesValues());
         } catch (UnfenceableStatementException refusal) {
             throw refused(refusal);
         }
@@ -603,6 +603,19 @@ final class Pipeline implements DiagnosedConnection {
             readFence(preparing, true);
             sendHook.beforeSend(null, null, TransactionText.Effect.NONE, preparing.fence, preparing.lock);
         }
+    }
+
+    /**
+     * True when the driver may write an updatable result set's values into a text: MariaDB
+     * Connector/J builds its own statements for them, pgjdbc does in simple query mode.
+     */
+    private boolean writeBackInlinesValues() {
+        return encoding.inlinesValues(null);
+    }
+
+    /** True when the driver writes the values of {@code statement} into the text it sends ({@link SessionEncoding}). */
+    boolean inlinesValues(java.sql.PreparedStatement statement) {
+        return encoding.inlinesValues(statement);
     }
 
     /** After a row was written back. */

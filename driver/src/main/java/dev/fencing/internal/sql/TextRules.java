@@ -38,18 +38,11 @@ final class TextRules {
      * reads the statements of one text one after the other, and an earlier one can change the
      * encoding the later ones are read in ({@code SET NAMES}, {@code SET client_encoding},
      * {@code set_config}); the encoding checked before the text is sent is then not theirs, and
-     * a non-ASCII character in them may end a string or a name elsewhere. On MariaDB, a text
-     * that changes which session variables the server reports could stop the reports of
-     * {@code character_set_client} that the check before sending reads. H2 receives Java strings.
+     * a non-ASCII character in them may end a string or a name elsewhere. H2 receives Java strings.
      */
     static Decision clientEncodingChange(AnalysisContext context, String sql, SqlTokens tokens) {
         if (!context.dialect().checksClientEncoding()) {
             return Decision.PASS;
-        }
-        if (context.dialect() == Dialect.MARIADB && namesSessionTracking(sql)) {
-            return Decision.refuse("a text that names session_track_system_variables: the driver reads the session's"
-                    + " character_set_client from the changes the server reports, and this could stop the reports;"
-                    + " leave session tracking as the JDBC driver set it");
         }
         for (int i = 0; i < tokens.size(); i++) {
             if (tokens.kind(i) == SqlTokens.SEMICOLON && tokens.depth(i) == 0) {
@@ -65,16 +58,6 @@ final class TextRules {
             }
         }
         return Decision.PASS;
-    }
-
-    /** True when {@code sql} spells {@code session_track} anywhere, in any case (MariaDB's session tracking variables). */
-    static boolean namesSessionTracking(String sql) {
-        for (int i = sql.indexOf('_'); i >= 0; i = sql.indexOf('_', i + 1)) {
-            if (i >= 7 && sql.regionMatches(true, i - 7, "session_track", 0, 13)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /**

@@ -144,10 +144,12 @@ class PostgresClientEncodingTest extends OrdersFixture {
              PreparedStatement update = connection.prepareStatement("UPDATE orders SET status = ? WHERE id = ?")) {
             update.setString(1, "ok");
             update.setLong(2, 42);
+            assertThat(update.executeUpdate()).as("ASCII values read the same in EUC_JP").isEqualTo(1);
+            update.setString(1, "\u00a5'; UPDATE orders SET amount = 0; --");
             assertThatThrownBy(update::executeUpdate).isInstanceOf(UnfenceableStatementException.class)
-                    .hasMessageContaining("values written into the text");
+                    .hasMessageContaining("non-ASCII values");
         }
-        assertThat(order(42)).isEqualTo(new Order(42, "pending", 100, 100));
+        assertThat(order(42)).isEqualTo(new Order(42, "ok", 100, 140));
     }
 
     /** What stays open: UTF8 sessions, ASCII text in any encoding, bound values in extended mode, and switching back. */
