@@ -254,14 +254,13 @@ final class Pipeline implements DiagnosedConnection {
         statement.checkOpen();
         if (sql != null) {
             FencePlan plan = plan(sql);
-            Execution e = admit(statement, plan, null, effectOf(plan));
             admitBytes(statement, encoding.checks() && SessionEncoding.hasNonAscii(sql), false, adding);
-            return e;
+            return admit(statement, plan, null, effectOf(plan));
         }
         FencePlan plan = statement.prepared;
+        admitBytes(statement, statement.preparedTextNonAscii, statement.boundNonAsciiValues(), adding);
         Execution e = admit(statement, plan, statement.values == null ? null : statement.values.live(),
                 statement.preparedEffect);
-        admitBytes(statement, statement.preparedTextNonAscii, statement.boundNonAsciiValues(), adding);
         if (e.fenced()) {
             for (int slot : plan.fenceIndexes()) {
                 statement.preparedDelegate.setLong(slot, e.fence);
@@ -367,12 +366,14 @@ final class Pipeline implements DiagnosedConnection {
                         + " then where its strings and names end cannot be known. Execute it on its own, or bind its"
                         + " values as parameters; it was not added"));
             }
-            statement.addingBytes(BatchBytes.of(nonAsciiText, nonAsciiValues));
         }
         try {
             encoding.admit(nonAsciiText, nonAsciiValues);
         } catch (UnfenceableStatementException refusal) {
             throw refused(refusal);
+        }
+        if (adding) {
+            statement.addingBytes(BatchBytes.of(nonAsciiText, nonAsciiValues));
         }
     }
 
