@@ -477,8 +477,10 @@ public final class DelegateGenerator {
             writeHook(out, core, "boolean", "keepsValues", "", "", "");
             out.write("\n    /** Keeps the value of parameter {@code parameterIndex}, which {@code setObject} sets again as the application's setter did. */\n");
             writeHook(out, core, "void", "keepValue", "int parameterIndex, Object value", "parameterIndex, value", "");
-            out.write("\n    /** Keeps how the application set parameter {@code parameterIndex}: {@code replay} sets it again. */\n");
-            writeHook(out, core, "void", "keep", "int parameterIndex, " + replay + " replay", "parameterIndex, replay", "");
+            out.write("\n    /**\n     * Keeps how the application set parameter {@code parameterIndex} to {@code value} (null for\n");
+            out.write("     * {@code setNull}): {@code replay} sets it again.\n     */\n");
+            writeHook(out, core, "void", "keep", "int parameterIndex, Object value, " + replay + " replay",
+                    "parameterIndex, value, replay", "");
             out.write("\n    /** Keeps that parameter {@code parameterIndex} was set from a stream or reader, which is read once. */\n");
             writeHook(out, core, "void", "keepUnrepeatable", "int parameterIndex", "parameterIndex", "");
             if (core == null) {
@@ -572,8 +574,9 @@ public final class DelegateGenerator {
             } else {
                 List<String> replayed = new ArrayList<>(names);
                 replayed.set(0, "index");
-                out.write("            keep(" + names.get(0) + ", (target, index) -> target." + method.getSimpleName()
-                        + "(" + String.join(", ", replayed) + "));\n");
+                String value = method.getSimpleName().contentEquals("setNull") ? "null" : names.get(1);
+                out.write("            keep(" + names.get(0) + ", " + value + ", (target, index) -> target."
+                        + method.getSimpleName() + "(" + String.join(", ", replayed) + "));\n");
             }
             out.write("        }\n");
         }

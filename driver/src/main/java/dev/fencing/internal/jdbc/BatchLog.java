@@ -53,6 +53,11 @@ public final class BatchLog implements EpochBatch {
         size++;
     }
 
+    /** How many entries were added. */
+    int size() {
+        return size;
+    }
+
     private void addEpoch(String lock, long fence, String table) {
         if (epochLocks == null) {
             epochLocks = new ArrayList<>(2);

@@ -59,7 +59,7 @@ public final class FencedConnection extends ConnectionDelegate {
                         claims == null ? new EpochClaims() : claims, transaction)
                 : null;
         SendHook hook = sendHooks == null ? null : sendHooks.forConnection(delegate, analyzer.dialect(), transaction);
-        this.pipeline = new Pipeline(this, analyzer, transaction, epoch, hook, listeners);
+        this.pipeline = new Pipeline(this, delegate, analyzer, transaction, epoch, hook, listeners);
     }
 
     public FencingConfig config() {

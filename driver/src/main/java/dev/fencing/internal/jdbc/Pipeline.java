@@ -50,10 +50,13 @@ final class Pipeline implements DiagnosedConnection {
     private final Listeners listeners;
     /** True when statements that write no fenced table still need the fence (epoch claims, the hook). */
     private final boolean everyStatementNeedsTheFence;
+    /** Whether the server reads the bytes of a text as the analysis read its characters. */
+    private final SessionEncoding encoding;
 
-    Pipeline(FencedConnection connection, StatementAnalyzer analyzer, TransactionState transaction, EpochGuard epoch,
-             SendHook sendHook, Listeners listeners) {
+    Pipeline(FencedConnection connection, Connection database, StatementAnalyzer analyzer, TransactionState transaction,
+             EpochGuard epoch, SendHook sendHook, Listeners listeners) {
         this.connection = connection;
+        this.encoding = new SessionEncoding(analyzer.dialect(), database);
         this.analyzer = analyzer;
         this.transaction = transaction;
         this.epoch = epoch;
@@ -194,7 +197,7 @@ final class Pipeline implements DiagnosedConnection {
      */
     private <R, T> T run(StatementCore statement, String sql, Send<R> send, Result<? super R, T> result)
             throws SQLException {
-        Execution e = admitForSend(statement, sql);
+        Execution e = admitForSend(statement, sql, false);
         String text = textOf(e, sql);
         beforeSend(e);
         try {
@@ -209,7 +212,7 @@ final class Pipeline implements DiagnosedConnection {
 
     /** {@code addBatch}: the entry is admitted now and carries the fence admitted now. */
     void add(StatementCore statement, String sql, Add send) throws SQLException {
-        Execution e = admitForSend(statement, sql);
+        Execution e = admitForSend(statement, sql, true);
         send.run(statement, textOf(e, sql));
         statement.added(e, sql != null || statement.values == null ? null : statement.values.snapshot());
     }
@@ -221,9 +224,10 @@ final class Pipeline implements DiagnosedConnection {
      */
     <R> R batch(StatementCore statement, BatchSend<R> send) throws SQLException {
         statement.checkOpen();
+        BatchBytes bytes = statement.batchBytes();
         BatchLog log = statement.takeBatch();
         boolean changesTransaction = statement.takeBatchChangesTransaction();
-        beforeBatch(statement, log, statement.delegate);
+        beforeBatch(statement, log, bytes, statement.delegate);
         try {
             R counts = send.run(statement);
             if (log != null) {
@@ -246,13 +250,15 @@ final class Pipeline implements DiagnosedConnection {
      * Step 1 for one execution of {@code statement}: plans {@code sql} (null: the prepared text)
      * and admits it; the admitted fence is bound to a prepared statement's fence slots.
      */
-    private Execution admitForSend(StatementCore statement, String sql) throws SQLException {
+    private Execution admitForSend(StatementCore statement, String sql, boolean adding) throws SQLException {
         statement.checkOpen();
         if (sql != null) {
             FencePlan plan = plan(sql);
+            admitBytes(statement, encoding.checks() && SessionEncoding.hasNonAscii(sql), false, adding);
             return admit(statement, plan, null, effectOf(plan));
         }
         FencePlan plan = statement.prepared;
+        admitBytes(statement, statement.preparedTextNonAscii, statement.boundNonAsciiValues(), adding);
         Execution e = admit(statement, plan, statement.values == null ? null : statement.values.live(),
                 statement.preparedEffect);
         if (e.fenced()) {
@@ -341,6 +347,33 @@ final class Pipeline implements DiagnosedConnection {
                     + plan.fencedTable() + " must not also begin, commit or roll back the transaction: the guard"
                     + " check and the write must share one transaction. Send the transaction control on its own,"
                     + " or use Connection.commit()/rollback(); nothing was sent."));
+        }
+    }
+
+    /**
+     * The rest of step 1: the server must read the bytes of what is sent as the analysis read its
+     * characters ({@link SessionEncoding}). A batch is sent in one go, so an entry can run after an
+     * earlier one changed the session's encoding: entries after the first with non-ASCII text are
+     * refused, and the batch is checked again when it is executed ({@link #beforeBatch}).
+     */
+    private void admitBytes(StatementCore statement, boolean nonAsciiText, boolean nonAsciiValues, boolean adding)
+            throws SQLException {
+        if (adding) {
+            if (nonAsciiText && statement.pendingBatchEntries() > 0) {
+                throw refused(new UnfenceableStatementException(null, "a batch entry after the first holds non-ASCII"
+                        + " characters: the entries are sent together, an earlier one may change the session's client"
+                        + " encoding (SET NAMES, SET client_encoding, set_config) before the server reads this one, and"
+                        + " then where its strings and names end cannot be known. Execute it on its own, or bind its"
+                        + " values as parameters; it was not added"));
+            }
+        }
+        try {
+            encoding.admit(nonAsciiText, nonAsciiValues);
+        } catch (UnfenceableStatementException refusal) {
+            throw refused(refusal);
+        }
+        if (adding) {
+            statement.addingBytes(BatchBytes.of(nonAsciiText, nonAsciiValues));
         }
     }
 
@@ -469,8 +502,10 @@ final class Pipeline implements DiagnosedConnection {
      * guard's checks of every lock its entries carry and its claim. When it refuses, the driver's
      * batch is cleared: its entries are never sent unchecked.
      */
-    private void beforeBatch(Execution e, BatchLog log, Statement delegate) throws SQLException {
+    private void beforeBatch(Execution e, BatchLog log, BatchBytes bytes, Statement delegate) throws SQLException {
         try {
+            // the session's encoding may have changed since the entries were added
+            encoding.admit(bytes.nonAsciiText(), bytes.nonAsciiValues());
             readFence(e, everyStatementNeedsTheFence);
             String fencedTable = log == null ? null : log.firstFencedTable();
             if (fencedTable != null && e.fence == 0) {
@@ -502,6 +537,23 @@ final class Pipeline implements DiagnosedConnection {
             }
             tellBeforeSendFailure(failure);
             throw failure;
+        }
+    }
+
+    /** What the entries of a pending batch need of the session's encoding ({@link SessionEncoding#admit}). */
+    record BatchBytes(boolean nonAsciiText, boolean nonAsciiValues) {
+
+        private static final BatchBytes[] ALL = {new BatchBytes(false, false), new BatchBytes(false, true),
+                new BatchBytes(true, false), new BatchBytes(true, true)};
+        static final BatchBytes NONE = ALL[0];
+
+        static BatchBytes of(boolean nonAsciiText, boolean nonAsciiValues) {
+            return ALL[(nonAsciiText ? 2 : 0) + (nonAsciiValues ? 1 : 0)];
+        }
+
+        /** What this batch needs with {@code entry} added. */
+        BatchBytes and(BatchBytes entry) {
+            return of(nonAsciiText || entry.nonAsciiText, nonAsciiValues || entry.nonAsciiValues);
         }
     }
 
@@ -542,10 +594,29 @@ final class Pipeline implements DiagnosedConnection {
 
     /** Before {@code updateRow}/{@code insertRow}/{@code deleteRow} sends the row: the session's fence, read now. */
     void beforeWriteBack() throws SQLException {
+        // the driver writes the row's values into a statement of its own, maybe into its text
+        try {
+            encoding.admit(false, writeBackInlinesValues());
+        } catch (UnfenceableStatementException refusal) {
+            throw refused(refusal);
+        }
         if (sendHook != null) {
             readFence(preparing, true);
             sendHook.beforeSend(null, null, TransactionText.Effect.NONE, preparing.fence, preparing.lock);
         }
+    }
+
+    /**
+     * True when the driver may write an updatable result set's values into a text: MariaDB
+     * Connector/J builds its own statements for them, pgjdbc does in simple query mode.
+     */
+    private boolean writeBackInlinesValues() {
+        return encoding.inlinesValues(null);
+    }
+
+    /** True when the driver writes the values of {@code statement} into the text it sends ({@link SessionEncoding}). */
+    boolean inlinesValues(java.sql.PreparedStatement statement) {
+        return encoding.inlinesValues(statement);
     }
 
     /** After a row was written back. */

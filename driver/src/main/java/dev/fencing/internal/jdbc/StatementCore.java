@@ -51,6 +51,15 @@ final class StatementCore extends Execution {
     final TransactionText.Effect preparedEffect;
     /** The application's values, kept only when the zero-row diagnosis re-runs them; else null. */
     final BoundValues values;
+    /** True when the prepared text holds a non-ASCII character the session's encoding could move ({@link SessionEncoding}). */
+    final boolean preparedTextNonAscii;
+    /** True when the driver writes this prepared statement's values into its text, so they are watched. */
+    private final boolean watchesValues;
+    /**
+     * Bit {@code i} (1..63): parameter {@code i} is bound now to a value that may hold non-ASCII
+     * bytes; bit 0: a parameter past 63 was, until the parameters are cleared.
+     */
+    private long nonAsciiValues;
     /** The wrapper the application holds: what back-references and {@code unwrap} answer with. */
     private Statement owner;
     private boolean closed;
@@ -58,6 +67,8 @@ final class StatementCore extends Execution {
     private BatchLog batch;
     /** True when an entry of the pending batch may begin or end the transaction. */
     private boolean batchChangesTransaction;
+    /** What the pending batch's entries need of the session's encoding. */
+    private Pipeline.BatchBytes batchBytes = Pipeline.BatchBytes.NONE;
 
     /** The core of a plain statement. */
     StatementCore(FencedConnection connection, Statement delegate) {
@@ -68,6 +79,8 @@ final class StatementCore extends Execution {
         this.prepared = null;
         this.preparedEffect = null;
         this.values = null;
+        this.preparedTextNonAscii = false;
+        this.watchesValues = false;
     }
 
     /** The core of a prepared or callable statement, planned once, at prepare time. */
@@ -79,6 +92,9 @@ final class StatementCore extends Execution {
         this.prepared = plan;
         this.preparedEffect = pipeline.effectOf(plan);
         this.values = BoundValues.forPlan(plan, connection.config());
+        this.preparedTextNonAscii = plan.sql() != null && connection.analyzer().dialect().checksClientEncoding()
+                && SessionEncoding.hasNonAscii(plan.sql());
+        this.watchesValues = pipeline.inlinesValues(delegate);
     }
 
     /** Called once by the wrapper's constructor. */
@@ -177,6 +193,7 @@ final class StatementCore extends Execution {
 
     public void clearParameters() throws SQLException {
         preparedDelegate.clearParameters();
+        nonAsciiValues = 0;
         if (values != null) {
             values.clear();
         }
@@ -198,10 +215,26 @@ final class StatementCore extends Execution {
         batchChangesTransaction |= e.effect != TransactionText.Effect.NONE;
     }
 
+    /** How many entries the pending batch holds. */
+    int pendingBatchEntries() {
+        return batch == null ? 0 : batch.size();
+    }
+
+    /** Notes what an entry about to be added needs of the session's encoding. */
+    void addingBytes(Pipeline.BatchBytes entry) {
+        batchBytes = batchBytes.and(entry);
+    }
+
+    /** What the pending batch's entries need of the session's encoding. */
+    Pipeline.BatchBytes batchBytes() {
+        return batchBytes;
+    }
+
     /** The pending batch, handed to the pipeline to run: the statement forgets it. */
     BatchLog takeBatch() {
         BatchLog log = batch;
         batch = null;
+        batchBytes = Pipeline.BatchBytes.NONE;
         return log;
     }
 
@@ -217,6 +250,7 @@ final class StatementCore extends Execution {
         delegate.clearBatch();
         batch = null;
         batchChangesTransaction = false;
+        batchBytes = Pipeline.BatchBytes.NONE;
     }
 
     public int[] executeBatch() throws SQLException {
@@ -323,19 +357,72 @@ final class StatementCore extends Execution {
     }
 
     boolean keepsValues() {
-        return values != null;
+        return values != null || watchesValues;
     }
 
     void keepValue(int parameterIndex, Object value) {
-        values.set(parameterIndex, value);
+        if (values != null) {
+            values.set(parameterIndex, value);
+        }
+        if (watchesValues) {
+            watchValue(parameterIndex, mayHoldNonAscii(value));
+        }
     }
 
-    void keep(int parameterIndex, Replay replay) {
-        values.set(parameterIndex, replay);
+    void keep(int parameterIndex, Object value, Replay replay) {
+        if (values != null) {
+            values.set(parameterIndex, replay);
+        }
+        if (watchesValues) {
+            watchValue(parameterIndex, mayHoldNonAscii(value));
+        }
     }
 
     void keepUnrepeatable(int parameterIndex) {
-        values.setUnrepeatable(parameterIndex);
+        if (values != null) {
+            values.setUnrepeatable(parameterIndex);
+        }
+        if (watchesValues) {
+            watchValue(parameterIndex, true); // a stream's bytes are not known before it is sent
+        }
+    }
+
+    // ---- values the driver writes into the text ----------------------------------------------------
+
+    /** Notes whether parameter {@code parameterIndex} is bound now to a value that may hold non-ASCII bytes. */
+    private void watchValue(int parameterIndex, boolean nonAscii) {
+        if (parameterIndex > 0 && parameterIndex < 64) {
+            long bit = 1L << parameterIndex;
+            nonAsciiValues = nonAscii ? nonAsciiValues | bit : nonAsciiValues & ~bit;
+        } else if (nonAscii) {
+            nonAsciiValues |= 1L; // an index past 63: kept until the parameters are cleared
+        }
+    }
+
+    /** True when a value bound now may hold non-ASCII bytes that the driver writes into the text it sends. */
+    boolean boundNonAsciiValues() {
+        return nonAsciiValues != 0;
+    }
+
+    /**
+     * True when {@code value} may be written as non-ASCII bytes: text and bytes are looked at;
+     * numbers, booleans, dates and times are written in ASCII; anything else may be anything.
+     */
+    static boolean mayHoldNonAscii(Object value) {
+        if (value == null || value instanceof Number || value instanceof Boolean || value instanceof java.util.Date
+                || value instanceof java.time.temporal.TemporalAccessor || value instanceof java.util.UUID) {
+            return false;
+        }
+        if (value instanceof CharSequence text) {
+            return SessionEncoding.hasNonAscii(text);
+        }
+        if (value instanceof byte[] bytes) {
+            return SessionEncoding.hasNonAscii(bytes);
+        }
+        if (value instanceof Character c) {
+            return c >= 0x80;
+        }
+        return true;
     }
 
     /** Refuses binding by name on a fenced write: the driver's numbering is not the application's. */

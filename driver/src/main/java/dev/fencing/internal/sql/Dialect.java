@@ -56,6 +56,22 @@ public enum Dialect {
         public boolean lockLimitLeadsWithAStatement() {
             return true;
         }
+
+        // pgjdbc's own encoding: Java characters to UTF-8 bytes and back, one to one
+        @Override
+        public boolean readsClientEncodingExactly(String encoding) {
+            return encoding.equalsIgnoreCase("UTF8") || encoding.equalsIgnoreCase("UTF-8");
+        }
+
+        @Override
+        public String exactClientEncodings() {
+            return "client_encoding UTF8";
+        }
+
+        @Override
+        public String clientEncodingQuery() {
+            return "SHOW client_encoding";
+        }
     },
     H2("DATEDIFF(MILLISECOND, TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00', CURRENT_TIMESTAMP(3))") {
         // H2 rolls back only the failed statement on a duplicate key, never the transaction;
@@ -168,6 +184,27 @@ public enum Dialect {
         public String lockLimited(String statement, long timeoutMillis) {
             return "SET STATEMENT max_statement_time = " + seconds(timeoutMillis) + " FOR " + statement;
         }
+
+        // Connector/J sends UTF-8 whatever the session says. Read as UTF-8 the bytes are the
+        // characters; read as latin1 every byte of a non-ASCII character is a non-ASCII letter,
+        // so no quote, backslash or backtick appears or disappears (the encoding oracle proves
+        // both). Multi-byte sets whose second bytes include ASCII (sjis, cp932, gbk, big5,
+        // gb18030) and 7-bit swe7 do not read so.
+        @Override
+        public boolean readsClientEncodingExactly(String encoding) {
+            String name = encoding.toLowerCase(Locale.ROOT);
+            return name.equals("utf8mb4") || name.equals("utf8mb3") || name.equals("utf8") || name.equals("latin1");
+        }
+
+        @Override
+        public String exactClientEncodings() {
+            return "character_set_client utf8mb4 (or utf8mb3, latin1)";
+        }
+
+        @Override
+        public String clientEncodingQuery() {
+            return "SELECT @@character_set_client";
+        }
     },
     /** Any other database: standard quoting; only the forms common to all dialects are fenced. */
     GENERIC(null) {
@@ -197,6 +234,36 @@ public enum Dialect {
             return MARIADB;
         }
         return GENERIC;
+    }
+
+    // ---- the bytes a server reads ---------------------------------------------------------------
+
+    /**
+     * True when the session's client encoding decides which bytes the server reads, so a text
+     * the analysis could misread is checked against it (PostgreSQL and MariaDB); H2 receives
+     * Java strings, and for other databases the encoding is not known.
+     */
+    public boolean checksClientEncoding() {
+        return clientEncodingQuery() != null;
+    }
+
+    /**
+     * True when a server reading the JDBC driver's bytes in {@code encoding} reads exactly the
+     * characters the analysis read: no quote, backslash, backtick or comment mark appears,
+     * disappears or moves.
+     */
+    public boolean readsClientEncodingExactly(String encoding) {
+        return true;
+    }
+
+    /** The encodings {@link #readsClientEncodingExactly} accepts, as a user would set them. */
+    public String exactClientEncodings() {
+        return "";
+    }
+
+    /** The query that answers the session's client encoding now; null where it is not checked. */
+    public String clientEncodingQuery() {
+        return null;
     }
 
     /** True when backslash escapes characters inside '...' strings and "..." is a string too. */

@@ -76,6 +76,9 @@ final class TextAnalysis {
         if (TextRules.backslashString(context, sql, tokens) instanceof Decision.Refuse refuse) {
             return FencePlan.refused(sql, context.firstConfiguredTable(), refuse.reason() + "; nothing was sent");
         }
+        if (TextRules.clientEncodingChange(context, sql, tokens) instanceof Decision.Refuse refuse) {
+            return FencePlan.refused(sql, context.firstConfiguredTable(), refuse.reason() + "; nothing was sent");
+        }
         if (context.dialect() == Dialect.MARIADB && ProcedureCallRules.isMariaDbCompound(tokens)) {
             return ProcedureCallRules.compound(context, sql, tokens);
         }

@@ -34,6 +34,33 @@ final class TextRules {
     }
 
     /**
+     * Text the server may read in another client encoding than the one it starts in. The server
+     * reads the statements of one text one after the other, and an earlier one can change the
+     * encoding the later ones are read in ({@code SET NAMES}, {@code SET client_encoding},
+     * {@code set_config}); the encoding checked before the text is sent is then not theirs, and
+     * a non-ASCII character in them may end a string or a name elsewhere. H2 receives Java strings.
+     */
+    static Decision clientEncodingChange(AnalysisContext context, String sql, SqlTokens tokens) {
+        if (!context.dialect().checksClientEncoding()) {
+            return Decision.PASS;
+        }
+        for (int i = 0; i < tokens.size(); i++) {
+            if (tokens.kind(i) == SqlTokens.SEMICOLON && tokens.depth(i) == 0) {
+                for (int c = tokens.start(i); c < sql.length(); c++) {
+                    if (sql.charAt(c) >= 0x80) {
+                        return Decision.refuse("a text of several statements with non-ASCII characters after the first:"
+                                + " an earlier statement may change the session's client encoding (SET NAMES, SET"
+                                + " client_encoding, set_config) before the server reads the later ones, and then where"
+                                + " their strings and names end cannot be known; send the statements one at a time");
+                    }
+                }
+                return Decision.PASS;
+            }
+        }
+        return Decision.PASS;
+    }
+
+    /**
      * Text whose reading depends on the session or the JDBC driver: on MariaDB a backslash in any
      * string of the text; JDBC escapes.
      */

@@ -37,7 +37,10 @@ record Setting(Database database, String name, List<String> sessionSql) {
                     mariaDb(""),
                     mariaDb("NO_BACKSLASH_ESCAPES"),
                     mariaDb("ANSI_QUOTES"),
-                    mariaDb("ANSI_QUOTES,NO_BACKSLASH_ESCAPES"));
+                    mariaDb("ANSI_QUOTES,NO_BACKSLASH_ESCAPES"),
+                    // the client character sets besides utf8mb4 that the driver admits non-ASCII text in
+                    mariaDbCharacterSet("utf8mb3"),
+                    mariaDbCharacterSet("latin1"));
             // The compatibility modes the H2 manual lists for the databases fencing-jdbc users come from.
             case H2 -> List.of(h2("REGULAR"), h2("PostgreSQL"), h2("MySQL"), h2("MariaDB"), h2("MSSQLServer"),
                     h2("Oracle"), h2("LEGACY"));
@@ -49,6 +52,11 @@ record Setting(Database database, String name, List<String> sessionSql) {
         String sql = flags.isEmpty() ? "SET SESSION sql_mode = @@global.sql_mode"
                 : "SET SESSION sql_mode = CONCAT(@@global.sql_mode, '," + flags + "')";
         return new Setting(Database.MARIADB, flags.isEmpty() ? "sql_mode=default" : "sql_mode+=" + flags, List.of(sql));
+    }
+
+    private static Setting mariaDbCharacterSet(String characterSet) {
+        return new Setting(Database.MARIADB, "character_set_client=" + characterSet,
+                List.of("SET SESSION sql_mode = @@global.sql_mode", "SET NAMES " + characterSet));
     }
 
     private static Setting h2(String mode) {

@@ -33,7 +33,13 @@ final class TextGenerator {
             "\u0301", "\uD835\uDC9C", "\u00b7", "\u200c", "\u2160", "\u00aa", "\u0430", "$", "\u00a0", "\u00d7", "\u20ac"};
     private static final String[] ATOMS = {"x", "a b", "''", "\\'", "\\\\", "\\", "\"\"", "\\\"", ";", " ; ", "--", "-- ",
             "#", "/*", "*/", "/* */", "$$", "$a$", "`", "\"", "'", "\n", "\r", "?", "\\n", "\u00a0", "E'", "e'", "U&'",
-            "N'", "q'[", "]'", "(", ")", "\u2028", "\\\\'", "'\\'", "''''"};
+            "N'", "q'[", "]'", "(", ")", "\u2028", "\\\\'", "'\\'", "''''",
+            // characters whose bytes another client encoding reads otherwise (issue 29): the yen sign and
+            // overline (0x5C and 0x7E in EUC_JP and SJIS), CJK characters whose UTF-8 bytes end in a gbk,
+            // big5 or sjis lead byte, and sjis characters whose second byte is a backslash; each also
+            // right before a quote, a backtick, a backslash or a comment mark
+            "\u00a5", "\u203e", "\u7e37", "\u7e01", "\u8868", "\u30bd", "\u5341", "\u80fd", "\u00a5'", "\u7e37`",
+            "\u7e01`", "\u7e37\\", "\u7e37'", "\u00a5\\'", "\u7e01*/", "\u7e37--", "\u00e9\"", "\u8868$"};
 
     private final Database database;
     private final Random random;

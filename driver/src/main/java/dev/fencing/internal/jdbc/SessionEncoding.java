@@ -1,0 +1,165 @@
+package dev.fencing.internal.jdbc;
+
+import dev.fencing.UnfenceableStatementException;
+import dev.fencing.internal.sql.Dialect;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+/**
+ * Which bytes the server reads. The analysis reads a text as Java characters; the server reads
+ * the bytes the JDBC driver made of them, decoded in the session's client encoding. Unless that
+ * encoding is one the analysis reads byte-exactly ({@link Dialect#readsClientEncodingExactly}),
+ * a character can become a quote, a backslash or a backtick on the way (pgjdbc encodes U+00A5 as
+ * 0x5C in EUC_JP), or a multi-byte character's last byte can swallow the quote or backslash after
+ * it (GBK, SJIS, BIG5): a string or a name then ends elsewhere on the server, and what the
+ * analysis saw inside it runs, the spliced fence check included.
+ *
+ * <p>ASCII reads the same in every encoding both servers accept from a client, so only what the
+ * analysis could misread is checked: a text with a non-ASCII character, and values that may hold
+ * non-ASCII bytes when the JDBC driver writes a prepared statement's values into the text it
+ * sends (pgjdbc's simple query mode, MariaDB Connector/J's client-side prepared statements). For
+ * those, the encoding is read at each execution from the server's own report: pgjdbc's copy of
+ * {@code client_encoding}, which PostgreSQL sends at every change whatever made it (SET, RESET,
+ * set_config, a function); on MariaDB, and with other drivers, a query. MariaDB Connector/J's own
+ * session-tracked character set is not used: after {@code SET @@character_set_client = gbk} it
+ * still said utf8mb3. No copy of the session's state is kept here, and ASCII-only text, such as
+ * {@code SET NAMES utf8mb4}, is never stopped.
+ *
+ * <p>One per connection, used by one thread at a time, like the connection.
+ */
+final class SessionEncoding {
+
+    /** Reads the session's client encoding as the server reports it; null when it cannot be read. */
+    @FunctionalInterface
+    interface Reader {
+        String encoding() throws SQLException;
+    }
+
+    private final Dialect dialect;
+    private final Connection database;
+    /** How the encoding is read: resolved at the first check. */
+    private Reader reader;
+    /** Whether pgjdbc writes prepared statements' values into their texts (simple query mode); resolved with {@link #reader}. */
+    private boolean pgjdbcInlinesValues;
+
+    SessionEncoding(Dialect dialect, Connection database) {
+        this.dialect = dialect;
+        this.database = database;
+    }
+
+    /** True when this connection's texts are checked at all (only the dialects whose encodings are known). */
+    boolean checks() {
+        return dialect.checksClientEncoding();
+    }
+
+    /** True when {@code text} holds a character outside ASCII. */
+    static boolean hasNonAscii(CharSequence text) {
+        for (int i = 0, n = text.length(); i < n; i++) {
+            if (text.charAt(i) >= 0x80) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** True when {@code bytes} holds a byte outside ASCII. */
+    static boolean hasNonAscii(byte[] bytes) {
+        for (byte b : bytes) {
+            if (b < 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * True when the JDBC driver may write {@code statement}'s values into the text it sends, so
+     * that their bytes are read in the session's encoding like the text's; {@code statement} is
+     * null for the statements the driver makes itself (an updatable result set's).
+     */
+    boolean inlinesValues(PreparedStatement statement) {
+        if (!checks()) {
+            return false;
+        }
+        if (reader == null) {
+            resolveReader();
+        }
+        if (dialect == Dialect.POSTGRESQL) {
+            return pgjdbcInlinesValues;
+        }
+        if (statement == null) {
+            return true;
+        }
+        try {
+            return MariaDbConnectorStatements.inlinesValues(statement);
+        } catch (LinkageError | SQLException | RuntimeException anotherDriver) {
+            return true; // another driver: assume it does
+        }
+    }
+
+    /**
+     * Refuses an execution whose bytes the server may read otherwise than the analysis read its
+     * characters.
+     *
+     * @param nonAsciiText   true when the text (plain, or prepared) holds a non-ASCII character
+     * @param nonAsciiValues true when values the driver writes into the text may hold non-ASCII bytes
+     * @throws SQLException {@link UnfenceableStatementException} when the session's encoding is not
+     *         read exactly, or cannot be read; nothing was sent
+     */
+    void admit(boolean nonAsciiText, boolean nonAsciiValues) throws SQLException {
+        if (!nonAsciiText && !nonAsciiValues) {
+            return;
+        }
+        if (reader == null) {
+            resolveReader();
+        }
+        String encoding;
+        try {
+            encoding = reader.encoding();
+        } catch (SQLException e) {
+            throw new UnfenceableStatementException(null, "the session's client encoding could not be read ("
+                    + e.getMessage() + "), and this statement's bytes depend on it; nothing was sent", e);
+        }
+        if (encoding == null || !dialect.readsClientEncodingExactly(encoding)) {
+            throw new UnfenceableStatementException(null, "the session's client encoding is " + encoding
+                    + " (as the server reports it): the driver reads SQL as Unicode text and cannot tell where the"
+                    + " server, reading " + (nonAsciiText ? "this text's non-ASCII characters" : "the non-ASCII values"
+                    + " the JDBC driver writes into the text") + " in " + encoding + ", ends a string or a name, so the"
+                    + " statement is refused. Use " + dialect.exactClientEncodings() + " (the JDBC driver's default:"
+                    + " remove the SET, set_config, allowEncodingChanges or sessionVariables that changed it), or send"
+                    + " ASCII-only text with values bound as parameters of a server-side prepared statement; nothing"
+                    + " was sent");
+        }
+    }
+
+    private void resolveReader() {
+        Reader driverReport = null;
+        boolean inlines = true;
+        if (dialect == Dialect.POSTGRESQL) {
+            try {
+                PgjdbcSession session = PgjdbcSession.of(database);
+                if (session != null) {
+                    driverReport = session::clientEncoding;
+                    inlines = session.inlinesValues();
+                }
+            } catch (LinkageError | SQLException | RuntimeException anotherDriver) {
+                // pgjdbc's classes are not visible here, or it is another driver: ask the server
+                driverReport = null;
+                inlines = true;
+            }
+        }
+        this.reader = driverReport != null ? driverReport : this::queried;
+        this.pgjdbcInlinesValues = inlines;
+    }
+
+    /** The encoding as the server answers it now. */
+    private String queried() throws SQLException {
+        try (Statement query = database.createStatement(); ResultSet row = query.executeQuery(dialect.clientEncodingQuery())) {
+            return row.next() ? row.getString(1) : null;
+        }
+    }
+}
