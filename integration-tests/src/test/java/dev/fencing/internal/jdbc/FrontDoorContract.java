@@ -192,6 +192,15 @@ abstract class FrontDoorContract extends OrdersFixture {
     }
 
     @Test
+    void schemaChangesOnAFencedTableAreRefusedInSqlWords() throws SQLException {
+        try (Statement statement = connection().createStatement()) {
+            assertThatThrownBy(() -> statement.execute("CREATE INDEX fd_status ON orders (status)"))
+                    .isInstanceOf(UnfenceableStatementException.class)
+                    .hasMessageContaining("CREATE INDEX statements that name a fenced table are refused");
+        }
+    }
+
+    @Test
     void explainOfAReadReturnsThePlan() throws SQLException {
         seed(42, "pending", 100, 5);
         try (Statement statement = connection().createStatement();

@@ -15,6 +15,7 @@ import org.mariadb.jdbc.MariaDbDataSource;
 import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 
@@ -165,6 +166,47 @@ class MariaDbFrontDoorTest extends FrontDoorContract {
             // the second entry meets the fence the first just wrote: rejected or not, the row cannot tell
             assertThatThrownBy(update::executeBatch).isInstanceOf(FencingException.class)
                     .hasMessageContaining("useBulkStmts=false");
+        }
+    }
+
+    // ---- over-refusals (issue 29): forms a raw connection runs that the driver must not refuse --
+
+    @Test
+    void aBackslashThatStandsBeforeNoQuoteReadsTheSameInEverySqlModeAndPasses() throws SQLException {
+        seed(42, "a\\b", 100, 5);
+        seed(43, "pending", 100, 50);
+        Connection connection = connection();
+        try (Statement statement = connection.createStatement()) {
+            try (ResultSet rows = statement.executeQuery("SELECT id, status FROM orders WHERE status = 'a\\\\b'")) {
+                assertThat(rows.next()).isTrue();
+                assertThat(rows.getLong(1)).isEqualTo(42);
+            }
+        }
+        try (Fence.Scope scope = Fence.enter(20); Statement statement = connection.createStatement()) {
+            assertThat(statement.executeUpdate("UPDATE orders SET status = 'c\\\\d' WHERE id = 42")).isEqualTo(1);
+            assertThat((Throwable) catchThrowableOfType(StaleFenceException.class,
+                    () -> statement.executeUpdate("UPDATE orders SET status = 'c\\\\d' WHERE id = 43"))).isNotNull();
+            // a backslash before a quote ends the string where sql_mode decides (NO_BACKSLASH_ESCAPES)
+            assertThatThrownBy(() -> statement.executeQuery("SELECT id FROM orders WHERE status = 'it\\'s'"))
+                    .isInstanceOf(UnfenceableStatementException.class).hasMessageContaining("backslash");
+        }
+        assertThat(order(42)).isEqualTo(new Order(42, "c\\d", 100, 20));
+        assertThat(order(43)).isEqualTo(new Order(43, "pending", 100, 50));
+    }
+
+    @Test
+    void showStatementsOnAFencedTableAreReads() throws SQLException {
+        try (Statement statement = connection().createStatement()) {
+            try (ResultSet rows = statement.executeQuery("SHOW CREATE TABLE orders")) {
+                assertThat(rows.next()).isTrue();
+                assertThat(rows.getString(2)).contains("last_fence");
+            }
+            for (String show : new String[] {"SHOW COLUMNS FROM orders", "SHOW FULL COLUMNS FROM orders LIKE 'last%'",
+                    "SHOW INDEX FROM orders"}) {
+                try (ResultSet rows = statement.executeQuery(show)) {
+                    assertThat(rows.next()).as(show).isTrue();
+                }
+            }
         }
     }
 }
