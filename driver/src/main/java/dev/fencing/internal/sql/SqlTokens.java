@@ -101,34 +101,14 @@ final class SqlTokens {
         while (sql.charAt(quote) != '\'' && sql.charAt(quote) != '"') {
             quote++; // past a prefix: E, N, B, X, U&
         }
-        return !endsAt(quote, end, true) || !endsAt(quote, end, false);
+        char q = sql.charAt(quote);
+        return closingEnd(quote, q, true, end) != end || closingEnd(quote, q, false, end) != end;
     }
 
     private boolean holdsBackslash(int from, int to) {
         for (int j = from; j < to; j++) {
             if (sql.charAt(j) == '\\') {
                 return true;
-            }
-        }
-        return false;
-    }
-
-    /** True when the quoted run opened at {@code quote} closes exactly at {@code end}, backslashes escaping or not. */
-    private boolean endsAt(int quote, int end, boolean backslashEscapes) {
-        char q = sql.charAt(quote);
-        int j = quote + 1;
-        while (j < end) {
-            char c = sql.charAt(j);
-            if (backslashEscapes && c == '\\') {
-                j += 2;
-            } else if (c == q) {
-                if (j + 1 < sql.length() && sql.charAt(j + 1) == q) {
-                    j += 2;
-                } else {
-                    return j + 1 == end;
-                }
-            } else {
-                j++;
             }
         }
         return false;
@@ -481,9 +461,21 @@ final class SqlTokens {
 
     /** The end (exclusive) of a quoted run that starts at {@code i}; the quote doubles to escape itself. */
     private int quotedEnd(int i, char quote, boolean backslashEscapes) throws UnreadableSqlException {
+        int end = closingEnd(i, quote, backslashEscapes, sql.length());
+        if (end < 0) {
+            throw new UnreadableSqlException("unterminated " + quote + " quote starting at offset " + i);
+        }
+        return end;
+    }
+
+    /**
+     * The end (exclusive) of the quoted run that starts at {@code i} when its closing quote stands
+     * before {@code limit}, else -1.
+     */
+    private int closingEnd(int i, char quote, boolean backslashEscapes, int limit) {
         final String s = sql;
         int j = i + 1;
-        while (j < s.length()) {
+        while (j < limit) {
             char c = s.charAt(j);
             if (backslashEscapes && c == '\\') {
                 j += 2;
@@ -497,7 +489,7 @@ final class SqlTokens {
                 j++;
             }
         }
-        throw new UnreadableSqlException("unterminated " + quote + " quote starting at offset " + i);
+        return -1;
     }
 
     /** E'..', N'..', B'..', X'..', U&'..' (and MariaDB's _charset'..' is read as a word then a string). */
