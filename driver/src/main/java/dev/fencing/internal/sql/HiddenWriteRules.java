@@ -8,7 +8,8 @@ import java.util.Set;
 
 /**
  * Writes no reading of the statement can see: PostgreSQL's {@code TRUNCATE .. CASCADE} into fenced
- * tables, large-object writes, executable comments, SQL-level {@code EXECUTE}. Each rule answers
+ * tables, names spelled with Unicode escapes, H2's data-change delta tables, large-object writes,
+ * executable comments, SQL-level {@code EXECUTE}. Each rule answers
  * {@link Decision#PASS} or a {@link Decision.Refuse}.
  */
 final class HiddenWriteRules {
