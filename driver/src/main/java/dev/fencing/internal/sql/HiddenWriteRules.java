@@ -8,7 +8,8 @@ import java.util.Set;
 
 /**
  * Writes no reading of the statement can see: PostgreSQL's {@code TRUNCATE .. CASCADE} into fenced
- * tables, large-object writes, executable comments, SQL-level {@code EXECUTE}. Each rule answers
+ * tables, names spelled with Unicode escapes, H2's data-change delta tables, large-object writes,
+ * executable comments, SQL-level {@code EXECUTE}. Each rule answers
  * {@link Decision#PASS} or a {@link Decision.Refuse}.
  */
 final class HiddenWriteRules {
@@ -20,6 +21,9 @@ final class HiddenWriteRules {
     private static final Set<String> LARGE_OBJECT_WRITES = Set.of("lo_put", "lowrite", "lo_truncate", "lo_truncate64",
             "lo_unlink", "pg_largeobject", "pg_largeobject_metadata");
 
+    /** The words before {@code TABLE (write)} that make an H2 data-change delta table. */
+    private static final String[] DELTA_TABLES = {"FINAL", "NEW", "OLD"};
+
     private HiddenWriteRules() {
     }
 
@@ -28,6 +32,14 @@ final class HiddenWriteRules {
         Decision truncate = truncateCascade(context, statement);
         if (truncate.refuses()) {
             return truncate;
+        }
+        Decision unicodeName = unicodeEscapedName(statement);
+        if (unicodeName.refuses()) {
+            return unicodeName;
+        }
+        Decision deltaTable = deltaTable(context, statement);
+        if (deltaTable.refuses()) {
+            return deltaTable;
         }
         Decision largeObject = largeObjectWrite(context, statement);
         if (largeObject.refuses()) {
@@ -71,12 +83,53 @@ final class HiddenWriteRules {
     }
 
     /**
+     * A Unicode-escaped name ({@code U&".."}, PostgreSQL and H2) can spell any name: a fenced
+     * table's, one whose writes cascade into a fenced table, a large-object function's. The
+     * analysis compares names as written and does not decode them, so such a name is refused in
+     * every statement it reads (the name filter sends every text holding one to the analysis).
+     */
+    private static Decision unicodeEscapedName(StatementView statement) {
+        SqlTokens tokens = statement.tokens();
+        for (int i = statement.from(); i < statement.to(); i++) {
+            if (tokens.isUnicodeEscapedName(i)) {
+                return Decision.refuse("the Unicode-escaped name " + AnalysisContext.abbreviate(tokens.text(i))
+                        + " can spell any name (a fenced table's, a large-object function's), and fencing-jdbc compares"
+                        + " names as written; write the name without Unicode escapes (plain or in ordinary double quotes)");
+            }
+        }
+        return Decision.PASS;
+    }
+
+    /**
+     * H2's data-change delta tables, {@code FINAL TABLE (UPDATE ..)}, {@code NEW TABLE (INSERT ..)},
+     * {@code OLD TABLE (DELETE ..)}: a write inside a query's FROM clause, which neither reading of
+     * the writes follows (JSqlParser cannot parse it), so no splice into it can be proved. Refused
+     * in a statement that mentions a fenced table or a table whose writes cascade into one.
+     */
+    private static Decision deltaTable(AnalysisContext context, StatementView statement) {
+        if (context.dialect() != Dialect.H2 || !statement.names()) {
+            return Decision.PASS;
+        }
+        SqlTokens tokens = statement.tokens();
+        for (int i = statement.from(); i + 2 < statement.to(); i++) {
+            if (statement.isAnyWord(i, DELTA_TABLES) && statement.isWord(i + 1, "TABLE")
+                    && tokens.kind(i + 2) == SqlTokens.OPEN) {
+                String construct = tokens.text(i).toUpperCase(Locale.ROOT) + " TABLE (..)";
+                return Decision.refuse("H2's data-change delta table " + construct + " runs the write inside it, where"
+                        + " the fence check cannot be proved; run the write as a statement of its own, then read the"
+                        + " rows with a SELECT");
+            }
+        }
+        return Decision.PASS;
+    }
+
+    /**
      * PostgreSQL's ways to change an existing large object: the functions of
      * {@link #LARGE_OBJECT_WRITES}, named anywhere (called, or wrapped in an operator or a cast),
      * and the catalog tables that hold large objects (a superuser may write them). A large
      * object lives outside every fenced table: the row that refers to it keeps its fence, and no
-     * trigger sees the change, so the database guard cannot check it either. A {@code U&".."}
-     * name can spell any of them, so it counts as one. Refused when the statement mentions a
+     * trigger sees the change, so the database guard cannot check it either ({@code U&".."}
+     * names, which can spell them, are refused before: {@link #unicodeEscapedName}). Refused when the statement mentions a
      * fenced table, under {@code procedure-calls=reject} and when the guard is required (which
      * promises that every write is checked); else sent with a warning, as a procedure call is.
      * Creating a new large object (lo_from_bytea, lo_create, lo_import) is not a write to
@@ -88,8 +141,7 @@ final class HiddenWriteRules {
         }
         SqlTokens tokens = statement.tokens();
         for (int i = statement.from(); i < statement.to(); i++) {
-            if (!tokens.isIdentifier(i) || !(tokens.text(i).regionMatches(true, 0, "u&\"", 0, 3)
-                    || LARGE_OBJECT_WRITES.contains(tokens.identifier(i)))) {
+            if (!tokens.isIdentifier(i) || !LARGE_OBJECT_WRITES.contains(tokens.identifier(i))) {
                 continue;
             }
             String name = tokens.text(i);

@@ -6,6 +6,7 @@ import net.sf.jsqlparser.parser.CCJSqlParserConstants;
 import net.sf.jsqlparser.parser.StringProvider;
 import net.sf.jsqlparser.parser.Token;
 import net.sf.jsqlparser.statement.Statement;
+import net.sf.jsqlparser.statement.UnsupportedStatement;
 
 import java.util.List;
 import java.util.Locale;
@@ -52,12 +53,31 @@ record ParserReading(ParsedWrites writes, Decision refusal, SqlParser.Parsed par
             if (!isRoutineDefinition(statement) && !namesFencedIdentifier(context, statement)) {
                 return LET_THROUGH; // e.g. CREATE TABLE orders_archive, COMMENT .. IS 'copied from orders'
             }
-            String kind = parsed.getClass().getSimpleName().replace("Statement", "").toUpperCase(Locale.ROOT);
-            return new ParserReading(null, Decision.refuse(kind + " statements that name a fenced table are refused"
+            return new ParserReading(null, Decision.refuse(kindInWords(parsed, statement) + " statements that name a fenced table are refused"
                     + " (schema changes, LOCK, views and routines over it, and the like); run them through an unfenced"
                     + " connection"), parse);
         }
         return new ParserReading(writes, null, parse);
+    }
+
+    /**
+     * The statement's kind in SQL words, from JSqlParser's class ({@code CreateTable} is
+     * {@code CREATE TABLE}); the statement's first word for a statement JSqlParser only skipped.
+     */
+    private static String kindInWords(Statement parsed, StatementView statement) {
+        if (parsed instanceof UnsupportedStatement) {
+            return statement.tokens().text(statement.from()).toUpperCase(Locale.ROOT);
+        }
+        String name = parsed.getClass().getSimpleName().replace("Statement", "");
+        StringBuilder words = new StringBuilder(name.length() + 4);
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (i > 0 && Character.isUpperCase(c)) {
+                words.append(' ');
+            }
+            words.append(Character.toUpperCase(c));
+        }
+        return words.toString();
     }
 
     /**
@@ -100,14 +120,13 @@ record ParserReading(ParsedWrites writes, Decision refusal, SqlParser.Parsed par
 
     /**
      * True when a fenced table's name stands as an identifier (not as part of a longer name, in a
-     * string or a comment) in the statement, as this lexer or JSqlParser's tokenizer reads it;
-     * {@code U&".."} identifiers can spell any name, so they count too.
+     * string or a comment) in the statement, as this lexer or JSqlParser's tokenizer reads it
+     * ({@code U&".."} names, which can spell any name, were refused before: HiddenWriteRules).
      */
     private static boolean namesFencedIdentifier(AnalysisContext context, StatementView statement) {
         SqlTokens tokens = statement.tokens();
         for (int i = statement.from(); i < statement.to(); i++) {
-            if (tokens.isIdentifier(i) && (context.isFencedName(tokens.identifier(i))
-                    || tokens.text(i).regionMatches(true, 0, "u&\"", 0, 3))) {
+            if (tokens.isIdentifier(i) && context.isFencedName(tokens.identifier(i))) {
                 return true;
             }
         }

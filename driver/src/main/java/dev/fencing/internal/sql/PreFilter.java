@@ -110,16 +110,16 @@ final class PreFilter {
 
     /**
      * False when no token of {@code sql} can name a large-object write: it never spells "lo_",
-     * "lowrite", "largeobject" or {@code U&"} (any case). One pass, as it runs on texts the
-     * pre-filter would otherwise pass.
+     * "lowrite" or "largeobject" (any case; a {@code U&"} name, which can spell them, is sent to
+     * the analysis by the name filter). One pass, as it runs on texts the pre-filter would
+     * otherwise pass.
      */
     static boolean mayWriteLargeObject(String sql) {
         for (int i = 0, last = sql.length() - 3; i <= last; i++) {
             char c = (char) (sql.charAt(i) | 0x20);
             if ((c == 'l' && (sql.charAt(i + 1) | 0x20) == 'o'
                     && (sql.charAt(i + 2) == '_' || sql.regionMatches(true, i + 2, "write", 0, 5)))
-                    || (c == 'l' && sql.regionMatches(true, i, "largeobject", 0, 11))
-                    || (c == 'u' && sql.charAt(i + 1) == '&' && sql.charAt(i + 2) == '"')) {
+                    || (c == 'l' && sql.regionMatches(true, i, "largeobject", 0, 11))) {
                 return true;
             }
         }

@@ -77,9 +77,46 @@ final class SqlTokens {
         return sql.substring(starts[i], ends[i]);
     }
 
-    /** True when token {@code i} holds a backslash (a string whose end depends on session settings). */
+    /** True when token {@code i} holds a backslash; reads the token only. */
     boolean hasBackslash(int i) {
-        return sql.indexOf('\\', starts[i]) >= 0 && sql.indexOf('\\', starts[i]) < ends[i];
+        return holdsBackslash(starts[i], ends[i]);
+    }
+
+    /**
+     * True when string token {@code i} would end elsewhere if its backslashes were read the other
+     * way: as escapes where this lexer reads them as characters, or as characters where it reads
+     * them as escapes. Where such a string ends depends on session settings (PostgreSQL's
+     * {@code standard_conforming_strings}, MariaDB's {@code NO_BACKSLASH_ESCAPES} and
+     * {@code ANSI_QUOTES}). A string whose backslashes stand before no quote ({@code 'a\\b'},
+     * {@code 'it''s \ fine'}) ends at the same place in every session. Dollar-quoted strings
+     * have no escapes. Reads the token and at most one character past it.
+     */
+    boolean backslashMovesEnd(int i) {
+        int start = starts[i];
+        int end = ends[i];
+        if (kinds[i] != STRING || sql.charAt(start) == '$' || !hasBackslash(i)) {
+            return false;
+        }
+        int quote = start;
+        while (sql.charAt(quote) != '\'' && sql.charAt(quote) != '"') {
+            quote++; // past a prefix: E, N, B, X, U&
+        }
+        char q = sql.charAt(quote);
+        return closingEnd(quote, q, true, end) != end || closingEnd(quote, q, false, end) != end;
+    }
+
+    private boolean holdsBackslash(int from, int to) {
+        for (int j = from; j < to; j++) {
+            if (sql.charAt(j) == '\\') {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** True when token {@code i} is {@code ??}, which pgjdbc sends to the server as one {@code ?}. */
+    boolean isEscapedQuestionMark(int i) {
+        return kinds[i] == OPERATOR && ends[i] - starts[i] == 2 && sql.charAt(starts[i]) == '?';
     }
 
     /** True when token {@code i} is the unquoted word {@code keyword} (any case). */
@@ -90,6 +127,14 @@ final class SqlTokens {
 
     boolean isIdentifier(int i) {
         return i >= 0 && i < size && (kinds[i] == WORD || kinds[i] == QUOTED_IDENTIFIER);
+    }
+
+    /**
+     * True when token {@code i} is a Unicode-escaped name ({@code U&".."}, PostgreSQL and H2),
+     * whose escapes can spell any name.
+     */
+    boolean isUnicodeEscapedName(int i) {
+        return kinds[i] == QUOTED_IDENTIFIER && (sql.charAt(starts[i]) | 0x20) == 'u' && sql.charAt(starts[i] + 1) == '&';
     }
 
     /** The token's identifier value: unquoted, folded to lower case. */
@@ -232,6 +277,7 @@ final class SqlTokens {
                 i = end;
             } else if (c == '?') {
                 if (i + 1 < n && s.charAt(i + 1) == '?') {
+                    // pgjdbc sends "??" as the operator character '?' ("??|" as "?|"): no parameter
                     add(OPERATOR, i, i + 2, depth);
                     i += 2;
                 } else {
@@ -415,9 +461,21 @@ final class SqlTokens {
 
     /** The end (exclusive) of a quoted run that starts at {@code i}; the quote doubles to escape itself. */
     private int quotedEnd(int i, char quote, boolean backslashEscapes) throws UnreadableSqlException {
+        int end = closingEnd(i, quote, backslashEscapes, sql.length());
+        if (end < 0) {
+            throw new UnreadableSqlException("unterminated " + quote + " quote starting at offset " + i);
+        }
+        return end;
+    }
+
+    /**
+     * The end (exclusive) of the quoted run that starts at {@code i} when its closing quote stands
+     * before {@code limit}, else -1.
+     */
+    private int closingEnd(int i, char quote, boolean backslashEscapes, int limit) {
         final String s = sql;
         int j = i + 1;
-        while (j < s.length()) {
+        while (j < limit) {
             char c = s.charAt(j);
             if (backslashEscapes && c == '\\') {
                 j += 2;
@@ -431,7 +489,7 @@ final class SqlTokens {
                 j++;
             }
         }
-        throw new UnreadableSqlException("unterminated " + quote + " quote starting at offset " + i);
+        return -1;
     }
 
     /** E'..', N'..', B'..', X'..', U&'..' (and MariaDB's _charset'..' is read as a word then a string). */

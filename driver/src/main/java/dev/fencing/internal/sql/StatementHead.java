@@ -29,6 +29,12 @@ public final class StatementHead {
     /** Heads that end or undo (part of) a transaction: no metadata is read before them. */
     static final String[] TRANSACTION_CONTROL = {"ROLLBACK", "COMMIT", "END", "ABORT", "SAVEPOINT", "RELEASE"};
     static final String[] TEMPORARY = {"TEMP", "TEMPORARY"};
+    /**
+     * Heads of statements that only read the server's metadata or settings ({@code SHOW CREATE
+     * TABLE orders}, {@code SHOW COLUMNS FROM orders}, {@code SHOW search_path}): no form of
+     * them writes.
+     */
+    static final String[] METADATA_READS = {"SHOW"};
 
     /** {@link #mask} bits. */
     static final int DYNAMIC_BIT = 1;

@@ -101,19 +101,24 @@ final class TextAnalysis {
     }
 
     /**
-     * Blanks {@code #} comments for the parser (JSqlParser does not read them) and numbers the
-     * application's parameters in text order (by token; 0 for tokens that are not parameters).
+     * Blanks {@code #} comments for the parser (JSqlParser does not read them), gives it each
+     * PostgreSQL {@code ??} as the {@code ?} pgjdbc sends (the first character blanked, so that
+     * {@code ??|} reads as {@code ?|}), and numbers the application's parameters in text order
+     * (by token; 0 for tokens that are not parameters).
      */
     private int[] numberParameters() {
         int[] hashComments = tokens.hashComments();
         for (int k = 0; k < hashComments.length; k += 2) {
             parserText.blank(hashComments[k], hashComments[k + 1]);
         }
+        boolean pgjdbc = context.dialect() == Dialect.POSTGRESQL;
         int[] ordinals = new int[tokens.size()];
         int parameters = 0;
         for (int i = 0; i < tokens.size(); i++) {
             if (tokens.kind(i) == SqlTokens.PARAMETER) {
                 ordinals[i] = ++parameters;
+            } else if (pgjdbc && tokens.isEscapedQuestionMark(i)) {
+                parserText.blank(tokens.start(i), tokens.start(i) + 1);
             }
         }
         return ordinals;
@@ -218,6 +223,10 @@ final class TextAnalysis {
         if (StatementHead.isDynamic(tokens, from)) {
             return List.of(ProcedureCallRules.dynamicStatement(context, statement));
         }
+        if (statement.isAnyWord(from, StatementHead.METADATA_READS)
+                && WriteSites.countStatementHeads(tokens, from, to) == 0) {
+            return statement.names() ? List.of(Decision.READ) : List.of();
+        }
         return statement.names() ? fencedStatement(statement) : List.of();
     }
 
@@ -244,7 +253,7 @@ final class TextAnalysis {
             decisions.add(new Decision.GuardChecked(null));
             return decisions;
         }
-        Decision unreadable = TextRules.sessionDependentText(context, statement);
+        Decision unreadable = TextRules.sessionDependentText(statement);
         if (unreadable.refuses()) {
             decisions.add(unreadable);
             return decisions;

@@ -1,8 +1,8 @@
 package dev.fencing.internal.sql;
 
 /**
- * Text whose reading depends on the session or the JDBC driver: strings with a backslash (where
- * they end depends on session settings) and JDBC escapes. Each rule answers {@link Decision#PASS}
+ * Text whose reading depends on the session or the JDBC driver: strings whose end depends on
+ * whether their backslashes escape (a session setting decides) and JDBC escapes. Each rule answers {@link Decision#PASS}
  * or a {@link Decision.Refuse}.
  */
 final class TextRules {
@@ -11,23 +11,28 @@ final class TextRules {
     }
 
     /**
-     * Where a quoted string with a backslash ends depends on the session (PostgreSQL's
-     * {@code standard_conforming_strings}, set by {@code SET}, {@code set_config}, the URL's
-     * {@code options} or the server; MariaDB's {@code NO_BACKSLASH_ESCAPES}), and the setting
-     * can change inside the same text. Such a string may hide or reveal a neighbouring
-     * statement, so it is refused anywhere in a text that may hold several statements (any
-     * {@code ;}) or names a fenced table. Dollar-quoted strings read the same in every session.
+     * Where a quoted string ends can depend on the session when a backslash stands before a quote
+     * in it: PostgreSQL's {@code standard_conforming_strings} (set by {@code SET},
+     * {@code set_config}, the URL's {@code options} or the server) and MariaDB's
+     * {@code NO_BACKSLASH_ESCAPES} and {@code ANSI_QUOTES} decide whether the backslash escapes,
+     * and the setting can change inside the same text. Such a string may hide or reveal a
+     * neighbouring statement, so it is refused anywhere in a text that may hold several statements
+     * (any {@code ;}) or mentions a fenced table (or a table whose writes cascade into one). A
+     * string that ends at the same place whether or not its backslashes escape
+     * ({@code 'it''s \ fine'}, {@code 'a\\b'}) reads the same in every session and passes.
      */
     static Decision backslashString(AnalysisContext context, String sql, SqlTokens tokens) {
-        if (context.dialect() == Dialect.H2 || (sql.indexOf(';') < 0 && !context.filter().mayNameFencedTable(sql))) {
+        if (context.dialect() == Dialect.H2 || (sql.indexOf(';') < 0 && !context.mentionsWatchedTable(sql))) {
             return Decision.PASS;
         }
         for (int i = 0; i < tokens.size(); i++) {
-            if (tokens.kind(i) == SqlTokens.STRING && tokens.hasBackslash(i) && sql.charAt(tokens.start(i)) != '$') {
-                return Decision.refuse("a string literal with a backslash in a text that names a fenced table or may hold"
-                        + " several statements: where it ends depends on session settings (standard_conforming_strings,"
-                        + " NO_BACKSLASH_ESCAPES) that the text itself can change; bind the value as a parameter, or send"
-                        + " the statements one at a time");
+            if (tokens.backslashMovesEnd(i)) {
+                return Decision.refuse("a string literal whose end depends on whether its backslashes escape ("
+                        + AnalysisContext.abbreviate(tokens.text(i)) + "), in a text that mentions a fenced table or may"
+                        + " hold several statements: whether a backslash escapes depends on session settings"
+                        + " (standard_conforming_strings, NO_BACKSLASH_ESCAPES, ANSI_QUOTES) that the text itself can"
+                        + " change; write a quote inside a string by doubling it ('it''s'), bind the value as a"
+                        + " parameter, or send the statements one at a time");
             }
         }
         return Decision.PASS;
@@ -60,19 +65,9 @@ final class TextRules {
         return Decision.PASS;
     }
 
-    /**
-     * Text whose reading depends on the session or the JDBC driver: on MariaDB a backslash in any
-     * string of the text; JDBC escapes.
-     */
-    static Decision sessionDependentText(AnalysisContext context, StatementView statement) {
+    /** JDBC escapes, whose reading depends on the JDBC driver. */
+    static Decision sessionDependentText(StatementView statement) {
         SqlTokens tokens = statement.tokens();
-        if (context.dialect() == Dialect.MARIADB && backslashStringIn(tokens)) {
-            // NO_BACKSLASH_ESCAPES and ANSI_QUOTES move where a string ends, and with it where
-            // every later statement of the text starts: a neighbour's string counts too
-            return Decision.refuse("a string literal with a backslash in a text that writes or reads a fenced table:"
-                    + " where it ends, and so where the next statement starts, depends on the session's sql_mode"
-                    + " (NO_BACKSLASH_ESCAPES, ANSI_QUOTES); bind the value as a parameter instead");
-        }
         for (int i = statement.from(); i < statement.to(); i++) {
             if (tokens.kind(i) == SqlTokens.JDBC_ESCAPE_OPEN) {
                 return Decision.refuse("JDBC escape syntax ({fn ..}, {d ..}, {oj ..}) in a statement on a fenced table"
@@ -80,14 +75,5 @@ final class TextRules {
             }
         }
         return Decision.PASS;
-    }
-
-    private static boolean backslashStringIn(SqlTokens tokens) {
-        for (int i = 0; i < tokens.size(); i++) {
-            if (tokens.kind(i) == SqlTokens.STRING && tokens.hasBackslash(i)) {
-                return true;
-            }
-        }
-        return false;
     }
 }

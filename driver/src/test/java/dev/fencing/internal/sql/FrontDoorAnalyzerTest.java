@@ -29,8 +29,6 @@ class FrontDoorAnalyzerTest {
             "SELECT \"lowrite\"(3, 'x') FROM orders",
             "SELECT lo_unlink /* a comment */ (doc) FROM orders",
             "SELECT lo_unlink\n-- a comment\n(doc) FROM orders",
-            "SELECT U&\"lo\\005fput\"(doc, 0, decode('41', 'hex')) FROM orders",
-            "SELECT u&\"lo!005funlink\" UESCAPE '!' (doc) FROM orders",
             "UPDATE pg_largeobject SET data = '' WHERE loid = (SELECT doc FROM orders WHERE id = 1)"})
     void largeObjectWritesAreRefusedWhereTheyNameAFencedTable(String sql) {
         FencePlan plan = postgres.plan(sql);
@@ -38,6 +36,21 @@ class FrontDoorAnalyzerTest {
         assertThat(plan.refusalReason()).as(sql).contains("large-object function").contains("outside every table");
         // MariaDB and H2 have no such functions: there they are ordinary (unknown) calls
         assertThat(mariaDb.plan("SELECT lo_unlink(1)").kind()).isEqualTo(FencePlan.Kind.PASS_THROUGH);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+            "SELECT U&\"lo\\005fput\"(doc, 0, decode('41', 'hex')) FROM orders",
+            "SELECT u&\"lo!005funlink\" UESCAPE '!' (doc) FROM orders",
+            "SELECT U&\"st\\0061tus\" FROM orders",
+            "UPDATE U&\"ord\\0065rs\" SET status = 'x'"})
+    void unicodeEscapedNamesAreRefusedAsWhatTheyAre(String sql) {
+        for (StatementAnalyzer analyzer : new StatementAnalyzer[] {postgres, h2}) {
+            FencePlan plan = analyzer.plan(sql);
+            assertThat(plan.kind()).as(sql).isEqualTo(FencePlan.Kind.REFUSED);
+            assertThat(plan.refusalReason()).as(sql).contains("Unicode-escaped name").contains("can spell any name")
+                    .doesNotContain("changes large objects");
+        }
     }
 
     @Test
@@ -71,13 +84,27 @@ class FrontDoorAnalyzerTest {
     @ValueSource(strings = {
             "SELECT 'a\\'; SELECT '; UPDATE orders SET status = 1; --'",
             "SELECT 'a\\' , 'x; UPDATE orders SET status = 1; --'",
-            "SELECT 'C:\\dir'; SELECT 2",
-            "SELECT 1 FROM orders WHERE status = 'a\\b'"})
-    void backslashStringsAreRefusedInTextsWithSeveralStatementsOrAFencedName(String sql) {
+            "SELECT 'C:\\'; SELECT 2",
+            "SELECT 1 FROM orders WHERE status = 'it\\''s'"})
+    void backslashStringsThatEndElsewhereWhenBackslashesEscapeAreRefusedInTextsWithSeveralStatementsOrAFencedName(
+            String sql) {
         FencePlan plan = postgres.plan(sql);
         assertThat(plan.kind()).as(sql).isEqualTo(FencePlan.Kind.REFUSED);
         assertThat(plan.refusalReason()).contains("backslash");
         assertThat(mariaDb.plan(sql).kind()).as(sql).isEqualTo(FencePlan.Kind.REFUSED);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+            "SELECT id FROM orders WHERE status = 'it''s \\ fine'",
+            "SELECT 1 FROM orders WHERE status = 'a\\b'",
+            "SELECT 1 FROM orders WHERE status = 'a\\\\b'",
+            "SELECT 'C:\\dir'; SELECT 1 FROM orders",
+            "SELECT 1 FROM orders WHERE status = 'a\\\\'"})
+    void backslashStringsThatEndAtTheSamePlaceEitherWayAreRead(String sql) {
+        for (StatementAnalyzer analyzer : new StatementAnalyzer[] {postgres, mariaDb}) {
+            assertThat(analyzer.plan(sql).kind()).as(sql).isEqualTo(FencePlan.Kind.READ);
+        }
     }
 
     @Test
@@ -261,5 +288,39 @@ class FrontDoorAnalyzerTest {
         assertThat(postgres.plan("CREATE GLOBAL TEMPORARY TABLE scratch (id int)").changesSchema()).isFalse();
         assertThat(mariaDb.plan("DROP TEMPORARY TABLE scratch").changesSchema()).isFalse();
         assertThat(postgres.plan("SELECT * FROM customers").changesSchema()).isFalse();
+    }
+
+    @Test
+    void pgjdbcsDoubledQuestionMarksAreOperatorsAndWritesHoldingThemAreSpliced() {
+        assertThat(postgres.plan("SELECT id FROM orders WHERE doc ?? ? AND doc ??| array[?] AND doc ??& array['a']").kind())
+                .isEqualTo(FencePlan.Kind.READ);
+        FencePlan plan = postgres.plan("UPDATE orders SET status = ? WHERE id = ? AND doc ??| array['a', ?]");
+        assertThat(plan.kind()).isEqualTo(FencePlan.Kind.FENCED);
+        assertThat(plan.preparedSql()).isEqualTo("UPDATE orders SET status = ?, last_fence = ? "
+                + "WHERE (id = ? AND doc ??| array['a', ?]) AND COALESCE(orders.last_fence, 0) <= ?");
+    }
+
+    @Test
+    void showStatementsAreReads() {
+        for (String show : new String[] {"SHOW CREATE TABLE orders", "SHOW COLUMNS FROM orders",
+                "SHOW FULL COLUMNS FROM orders LIKE 'last%'", "SHOW INDEX FROM orders"}) {
+            assertThat(mariaDb.plan(show).kind()).as(show).isEqualTo(FencePlan.Kind.READ);
+        }
+    }
+
+    @Test
+    void h2DeltaTablesAreRefusedByName() {
+        FencePlan plan = h2.plan("SELECT * FROM FINAL TABLE (UPDATE orders SET status = 'x' WHERE id = 1)");
+        assertThat(plan.kind()).isEqualTo(FencePlan.Kind.REFUSED);
+        assertThat(plan.refusalReason()).contains("data-change delta table FINAL TABLE (..)");
+        assertThat(h2.plan("SELECT id FROM old table (DELETE FROM orders)").refusalReason()).contains("OLD TABLE (..)");
+    }
+
+    @Test
+    void statementKindsAreNamedInSqlWords() {
+        assertThat(postgres.plan("CREATE TABLE orders (id BIGINT)").refusalReason())
+                .startsWith("CREATE TABLE statements that name a fenced table are refused");
+        assertThat(mariaDb.plan("CREATE INDEX o_status ON orders (status)").refusalReason())
+                .startsWith("CREATE INDEX statements");
     }
 }

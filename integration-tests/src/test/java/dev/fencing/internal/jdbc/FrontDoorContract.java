@@ -192,6 +192,15 @@ abstract class FrontDoorContract extends OrdersFixture {
     }
 
     @Test
+    void schemaChangesOnAFencedTableAreRefusedInSqlWords() throws SQLException {
+        try (Statement statement = connection().createStatement()) {
+            assertThatThrownBy(() -> statement.execute("CREATE INDEX fd_status ON orders (status)"))
+                    .isInstanceOf(UnfenceableStatementException.class)
+                    .hasMessageContaining("CREATE INDEX statements that name a fenced table are refused");
+        }
+    }
+
+    @Test
     void explainOfAReadReturnsThePlan() throws SQLException {
         seed(42, "pending", 100, 5);
         try (Statement statement = connection().createStatement();
@@ -211,6 +220,33 @@ abstract class FrontDoorContract extends OrdersFixture {
             }
         }
         assertThat(order(42)).isEqualTo(new Order(42, "pending", 100, 5));
+    }
+
+    /**
+     * Strings whose backslashes stand before no quote end at the same place in every session: a
+     * read with {@code selected} (holding {@code selectedValue}) finds its row, an UPDATE setting
+     * {@code written} is fenced (a stale fence is refused), and the rows read back raw show it;
+     * {@code endsElsewhere}, whose backslash stands before a quote, stays refused.
+     */
+    void backslashesBeforeNoQuotePass(String selected, String selectedValue, String written, String writtenValue,
+                                      String endsElsewhere) throws SQLException {
+        seed(42, selectedValue, 100, 5);
+        seed(43, "pending", 100, 50);
+        Connection connection = connection();
+        try (Statement statement = connection.createStatement();
+             ResultSet rows = statement.executeQuery("SELECT id FROM orders WHERE status = " + selected)) {
+            assertThat(rows.next()).isTrue();
+            assertThat(rows.getLong(1)).isEqualTo(42);
+        }
+        try (Fence.Scope scope = Fence.enter(20); Statement statement = connection.createStatement()) {
+            assertThat(statement.executeUpdate("UPDATE orders SET status = " + written + " WHERE id = 42")).isEqualTo(1);
+            assertThat((Throwable) catchThrowableOfType(StaleFenceException.class,
+                    () -> statement.executeUpdate("UPDATE orders SET status = " + written + " WHERE id = 43"))).isNotNull();
+            assertThatThrownBy(() -> statement.executeQuery("SELECT id FROM orders WHERE status = " + endsElsewhere))
+                    .isInstanceOf(UnfenceableStatementException.class).hasMessageContaining("backslash");
+        }
+        assertThat(order(42)).isEqualTo(new Order(42, writtenValue, 100, 20));
+        assertThat(order(43)).isEqualTo(new Order(43, "pending", 100, 50));
     }
 
     Long orderCustomer(long id) throws SQLException {

@@ -9,6 +9,8 @@ import dev.fencing.UnfenceableStatementException;
 import org.junit.jupiter.api.Test;
 
 import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 
@@ -62,5 +64,31 @@ class H2FrontDoorTest extends FrontDoorContract {
             assertThatThrownBy(() -> statement.execute("COMMENT ON TABLE orders IS 'x'"))
                     .isInstanceOf(UnfenceableStatementException.class);
         }
+    }
+
+    @Test
+    void dataChangeDeltaTablesAreRefusedByName() throws SQLException {
+        sql(orderReferencesCustomer("ON DELETE CASCADE"), "INSERT INTO fd_customers (id, name) VALUES (1, 'ann')");
+        seed(42, "pending", 100, 5);
+        sql("UPDATE orders SET cid = 1 WHERE id = 42");
+        String[] deltas = {"SELECT * FROM FINAL TABLE (UPDATE orders SET status = 'hacked' WHERE id = 42)",
+                "SELECT id FROM NEW TABLE (INSERT INTO orders (id, status, amount) VALUES (7, 'hacked', 1))",
+                "SELECT id FROM OLD TABLE (DELETE FROM orders WHERE id = 42)",
+                // the cascade: deleting the customer deletes the fenced order
+                "SELECT id FROM OLD TABLE (DELETE FROM fd_customers WHERE id = 1)"};
+        try (Fence.Scope scope = Fence.enter(40); Statement statement = connection().createStatement()) {
+            for (String delta : deltas) {
+                assertThatThrownBy(() -> statement.executeQuery(delta)).as(delta)
+                        .isInstanceOf(UnfenceableStatementException.class).hasMessageContaining("data-change delta table")
+                        .hasMessageContaining(delta.substring(delta.indexOf("FROM ") + 5, delta.indexOf(" TABLE")) + " TABLE");
+            }
+        }
+        assertThat(order(42)).isEqualTo(new Order(42, "pending", 100, 5));
+        assertThat(count("orders")).isEqualTo(1);
+        try (Connection connection = raw().getConnection(); Statement statement = connection.createStatement();
+             ResultSet rows = statement.executeQuery(deltas[3])) {
+            assertThat(rows.next()).isTrue(); // the raw path: the customer is deleted, and with it the fenced order
+        }
+        assertThat(order(42)).isNull();
     }
 }

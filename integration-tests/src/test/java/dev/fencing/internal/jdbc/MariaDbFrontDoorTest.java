@@ -15,6 +15,7 @@ import org.mariadb.jdbc.MariaDbDataSource;
 import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 
@@ -165,6 +166,30 @@ class MariaDbFrontDoorTest extends FrontDoorContract {
             // the second entry meets the fence the first just wrote: rejected or not, the row cannot tell
             assertThatThrownBy(update::executeBatch).isInstanceOf(FencingException.class)
                     .hasMessageContaining("useBulkStmts=false");
+        }
+    }
+
+    // ---- over-refusals (issue 29): forms a raw connection runs that the driver must not refuse --
+
+    @Test
+    void aBackslashThatStandsBeforeNoQuoteReadsTheSameInEverySqlModeAndPasses() throws SQLException {
+        // the refused form: a backslash before a quote ends the string where sql_mode decides (NO_BACKSLASH_ESCAPES)
+        backslashesBeforeNoQuotePass("'a\\\\b'", "a\\b", "'c\\\\d'", "c\\d", "'it\\'s'");
+    }
+
+    @Test
+    void showStatementsOnAFencedTableAreReads() throws SQLException {
+        try (Statement statement = connection().createStatement()) {
+            try (ResultSet rows = statement.executeQuery("SHOW CREATE TABLE orders")) {
+                assertThat(rows.next()).isTrue();
+                assertThat(rows.getString(2)).contains("last_fence");
+            }
+            for (String show : new String[] {"SHOW COLUMNS FROM orders", "SHOW FULL COLUMNS FROM orders LIKE 'last%'",
+                    "SHOW INDEX FROM orders"}) {
+                try (ResultSet rows = statement.executeQuery(show)) {
+                    assertThat(rows.next()).as(show).isTrue();
+                }
+            }
         }
     }
 }

@@ -221,4 +221,63 @@ class PostgresFrontDoorTest extends FrontDoorContract {
             assertThat(rows.getString(1)).isEqualTo("copied from orders");
         }
     }
+
+    // ---- over-refusals (issue 29): forms a raw connection runs that the driver must not refuse --
+
+    @Test
+    void aBackslashThatStandsBeforeNoQuoteReadsTheSameInEverySessionAndPasses() throws SQLException {
+        // the refused form: a backslash before a quote ends the string where standard_conforming_strings decides
+        backslashesBeforeNoQuotePass("'it''s \\ fine'", "it's \\ fine", "'C:\\dir'", "C:\\dir", "'a\\'");
+    }
+
+    @Test
+    void pgjdbcsQuestionMarkEscapesAreJsonbOperatorsNotParameters() throws SQLException {
+        sql("ALTER TABLE orders ADD COLUMN doc JSONB");
+        seed(42, "pending", 100, 5);
+        seed(43, "pending", 100, 50);
+        sql("UPDATE orders SET doc = '{\"a\": 1, \"b\": 2}'");
+        Connection connection = connection();
+        for (String read : new String[] {"SELECT id FROM orders WHERE doc ?? ? AND id = ?",
+                "SELECT id FROM orders WHERE doc ??| array[?] AND id = ?",
+                "SELECT id FROM orders WHERE doc ??& array[?, 'b'] AND id = ?"}) {
+            try (PreparedStatement select = connection.prepareStatement(read)) {
+                select.setString(1, "a");
+                select.setLong(2, 42);
+                try (ResultSet rows = select.executeQuery()) {
+                    assertThat(rows.next()).as(read).isTrue();
+                    assertThat(rows.getLong(1)).isEqualTo(42);
+                }
+            }
+        }
+        String pay = "UPDATE orders SET status = ? WHERE id = ? AND doc ??| array['a', ?]";
+        try (Fence.Scope scope = Fence.enter(20); PreparedStatement update = connection.prepareStatement(pay)) {
+            update.setString(1, "paid");
+            update.setLong(2, 42);
+            update.setString(3, "z");
+            assertThat(update.executeUpdate()).isEqualTo(1);
+            update.setLong(2, 43);
+            assertThat((Throwable) catchThrowableOfType(StaleFenceException.class, update::executeUpdate)).isNotNull();
+        }
+        try (PreparedStatement update = connection.prepareStatement(pay)) {
+            update.setString(1, "hacked");
+            update.setLong(2, 42);
+            update.setString(3, "z");
+            assertThatThrownBy(update::executeUpdate).isInstanceOf(MissingFenceException.class);
+        }
+        assertThat(order(42)).isEqualTo(new Order(42, "paid", 100, 20));
+        assertThat(order(43)).isEqualTo(new Order(43, "pending", 100, 50));
+    }
+
+    @Test
+    void aUnicodeEscapedNameIsRefusedForWhatItIs() throws SQLException {
+        seed(42, "pending", 100, 5);
+        try (Fence.Scope scope = Fence.enter(20); Statement statement = connection().createStatement()) {
+            assertThatThrownBy(() -> statement.executeUpdate("UPDATE U&\"ord\\0065rs\" SET status = 'hacked'"))
+                    .isInstanceOf(UnfenceableStatementException.class).hasMessageContaining("Unicode-escaped name")
+                    .hasMessageNotContaining("large object");
+        }
+        assertThat(order(42)).isEqualTo(new Order(42, "pending", 100, 5));
+        sql("UPDATE U&\"ord\\0065rs\" SET status = 'hacked'"); // the raw path: the name is orders
+        assertThat(order(42)).isEqualTo(new Order(42, "hacked", 100, 5));
+    }
 }
