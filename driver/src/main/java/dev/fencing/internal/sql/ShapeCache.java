@@ -301,12 +301,11 @@ final class ShapeCache {
     /**
      * Appends {@code text[from, to)} to {@code out} with each sentinel replaced by the literal of
      * {@code shape} at {@code literalOf(index)} (-1: no literal of this part). Each must be a whole
-     * sentinel standing alone, inside the part (a part shorter than the text may neither start nor
-     * end with one: its neighbours there are not known); otherwise {@link IllegalStateException}.
+     * sentinel standing alone, inside the part (a part may neither start nor end with one where
+     * the text goes on: its neighbours there are not known); otherwise {@link IllegalStateException}.
      */
     static void appendSubstituted(StringBuilder out, String text, int from, int to, Shape shape,
                                   java.util.function.IntUnaryOperator literalOf) {
-        boolean whole = from == 0 && to == text.length();
         int at = text.indexOf(MARKER, from);
         int copied = from;
         while (at >= 0 && at < to) {
@@ -345,7 +344,7 @@ final class ShapeCache {
                 default -> {
                 }
             }
-            if (!whole && (start == from || end == to)) {
+            if ((start == from && from > 0) || (end == to && to < text.length())) {
                 throw new IllegalStateException("a sentinel at the edge of a repeated part");
             }
             if (touches(text, start - 1) || touches(text, end)) {

@@ -25,7 +25,7 @@ final class ShapeRows {
 
     /** Joins a plan's pieces while the templates are compared (a character no admitted text holds there). */
     private static final char JOIN = '\u0000';
-    private static final String[] NOT_BEFORE_VALUES = {"SELECT", "WITH", "TABLE", "SET", "DEFAULT", "VALUES", "UNION"};
+    private static final String[] NOT_BEFORE_VALUES = {"SELECT", "WITH", "TABLE", "SET", "DEFAULT", "UNION"};
 
     private final String sql;
     private final SqlTokens tokens;
