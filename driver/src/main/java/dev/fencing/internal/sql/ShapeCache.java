@@ -272,7 +272,7 @@ final class ShapeCache {
         return false;
     }
 
-    private static boolean isAny(SqlTokens tokens, int i, String[] words) {
+    static boolean isAny(SqlTokens tokens, int i, String[] words) {
         for (String word : words) {
             if (tokens.isWord(i, word)) {
                 return true;

@@ -110,7 +110,7 @@ final class ShapeRows {
             }
             byte kind = tokens.kind(i);
             if (!(kind == SqlTokens.WORD || kind == SqlTokens.QUOTED_IDENTIFIER || kind == SqlTokens.DOT
-                    || kind == SqlTokens.OPEN || kind == SqlTokens.CLOSE) || isAny(tokens, i, NOT_BEFORE_VALUES)) {
+                    || kind == SqlTokens.OPEN || kind == SqlTokens.CLOSE) || ShapeCache.isAny(tokens, i, NOT_BEFORE_VALUES)) {
                 return -1;
             }
         }
@@ -420,14 +420,5 @@ final class ShapeRows {
             }
         }
         return pieces;
-    }
-
-    private static boolean isAny(SqlTokens tokens, int i, String[] words) {
-        for (String word : words) {
-            if (tokens.isWord(i, word)) {
-                return true;
-            }
-        }
-        return false;
     }
 }
