@@ -51,6 +51,22 @@ final class SqlParser {
 
     SqlParser(Dialect dialect) {
         this.dialect = dialect;
+        Loaded.ensure();
+    }
+
+    /**
+     * JSqlParser's parser class takes about half a second to load and initialise (its tables), a
+     * cost that would otherwise fall on the first analysis's budget: it is paid when the first
+     * analyzer is made, with its data source.
+     */
+    private static final class Loaded {
+        static final CCJSqlParser PARSER = new CCJSqlParser(new StringProvider(""));
+
+        static void ensure() {
+            if (PARSER == null) {
+                throw new IllegalStateException("JSqlParser did not load");
+            }
+        }
     }
 
     /**
