@@ -45,6 +45,11 @@ final class SqlParser {
         }
     }
 
+    /** A parse's state, for the parser's thread and the watchdog: only one of them may end it. */
+    private static final int RUNNING = 0;
+    private static final int FINISHED = 1;
+    private static final int INTERRUPTED = 2;
+
     private final Dialect dialect;
     /** Characters given to JSqlParser's parse so far: how much of their texts the analyses parsed (tests). */
     private final java.util.concurrent.atomic.LongAdder parsedCharacters = new java.util.concurrent.atomic.LongAdder();
@@ -164,14 +169,10 @@ final class SqlParser {
         }
     }
 
-    private static final int RUNNING = 0;
-    private static final int FINISHED = 1;
-    private static final int INTERRUPTED = 2;
-
-    /** What went wrong in JSqlParser, in one line a user can act on (a stack overflow has no message of its own). */
+    /** What went wrong reading a statement, in one line a user can act on (a stack overflow has no message of its own). */
     static String reason(Throwable e) {
         if (e instanceof StackOverflowError) {
-            return "the statement nests too deeply for the parser: its reading ran out of stack (nest fewer"
+            return "the statement nests too deeply to be read: the analysis ran out of stack (nest fewer"
                     + " parentheses, function calls or subqueries inside each other)";
         }
         return e.getMessage() == null ? e.getClass().getSimpleName() : firstLine(e.getMessage());

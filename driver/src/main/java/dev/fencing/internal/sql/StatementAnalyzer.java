@@ -267,9 +267,7 @@ public final class StatementAnalyzer {
 
     /** The refusal of a text whose analysis ran out of its budget or of stack. */
     private FencePlan unanalysable(String sql, Throwable e) {
-        String reason = e instanceof AnalysisBudget.ExhaustedException ? e.getMessage()
-                : "the statement nests too deeply to be analysed (the analysis ran out of stack); write it with less"
-                + " nesting (fewer parentheses or subqueries inside each other)";
+        String reason = e instanceof AnalysisBudget.ExhaustedException ? e.getMessage() : SqlParser.reason(e);
         return FencePlan.refused(sql, firstConfiguredTable(), reason + "; nothing was sent");
     }
 
