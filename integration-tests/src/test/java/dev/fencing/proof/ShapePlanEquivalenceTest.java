@@ -254,7 +254,17 @@ class ShapePlanEquivalenceTest {
                 "UPDATE payments SET amount = 3 WHERE order_id = (SELECT id FROM orders WHERE status = 'x' LIMIT 1)",
                 "update orders set status='a-b' where id=1 and status between 'a' and 'z'",
                 "UPDATE orders SET status = 'paid' WHERE id = 1 OR id = 2",
-                "UPDATE orders SET amount = -5 WHERE id = - 3");
+                "UPDATE orders SET amount = -5 WHERE id = - 3",
+                // multi-row inserts whose rows share one shape: planned from templates of one to three rows
+                "INSERT INTO orders (id, status, amount) VALUES (1, 'new', 10), (2, 'new', 20), (3, 'new', 30), (4, 'x', 40)",
+                "INSERT INTO orders (id, status) VALUES (1, 'a'), (2, 'b'), (3, 'c'), (4, 'd'), (5, 'e') RETURNING id",
+                "INSERT INTO orders (id, status) VALUES (1, 'a'),(2, 'b'),(3, 'c'),(4, 'd') ON CONFLICT (id) DO UPDATE"
+                        + " SET status = EXCLUDED.status",
+                "INSERT INTO orders (id, status) VALUES (1, 'a'), (2, 'b'), (3, 'c'), (4, 'd') ON CONFLICT (id) DO NOTHING",
+                "INSERT INTO orders (id, status) VALUES (1, 'a'), (2, 'b'), (3, 'c'), (4, 'd') ON DUPLICATE KEY UPDATE"
+                        + " status = VALUES(status)",
+                "INSERT INTO payments (id, order_id, amount) VALUES (1, (SELECT id FROM orders WHERE status = 'x'), 5),"
+                        + " (2, (SELECT id FROM orders WHERE status = 'y'), 6), (3, (SELECT id FROM orders WHERE status = 'z'), 7)");
     }
 
     private static Connection keyedH2() throws Exception {

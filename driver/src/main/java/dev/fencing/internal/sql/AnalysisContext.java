@@ -6,10 +6,12 @@ import dev.fencing.internal.config.TableName;
 
 /**
  * What every rule of one text's analysis may read, and nothing it may change: the configuration,
- * the dialect, the fenced tables, the metadata's facts as they were when the analysis began.
+ * the dialect, the fenced tables, the metadata's facts as they were when the analysis began; and
+ * the {@link AnalysisBudget} every phase of it spends.
  */
 record AnalysisContext(FencingConfig config, Dialect dialect, FencedTableSet fencedTables, SchemaFacts facts,
-                       FencedNameFilter filter, FencedNameFilter cascadeParentFilter, SqlParser parser) {
+                       FencedNameFilter filter, FencedNameFilter cascadeParentFilter, SqlParser parser,
+                       AnalysisBudget budget) {
 
     static final System.Logger LOG = System.getLogger(StatementAnalyzer.class.getName());
 

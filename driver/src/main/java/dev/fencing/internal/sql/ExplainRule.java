@@ -46,7 +46,8 @@ final class ExplainRule {
                 + "there; EXPLAIN it without ANALYZE, or run it through an unfenced connection";
         Statement parsed;
         try {
-            parsed = context.parser().parse(parserText.of(statement.tokens().start(inner), statement.rawTo()));
+            parsed = context.parser().parse(parserText.of(statement.tokens().start(inner), statement.rawTo()),
+                    context.budget());
         } catch (SqlParser.UnparseableSqlException e) {
             return Decision.refuse(refusal + " (the explained statement cannot be read: " + e.getMessage() + ")");
         }

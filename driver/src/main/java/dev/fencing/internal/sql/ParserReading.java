@@ -33,7 +33,8 @@ record ParserReading(ParsedWrites writes, Decision refusal, SqlParser.Parsed par
         Statement parsed;
         SqlParser.Parsed parse;
         try {
-            parse = context.parser().parseKeepingTokens(parserText.of(statement.rawFrom(), statement.rawTo()));
+            parse = context.parser().parseKeepingTokens(parserText.of(statement.rawFrom(), statement.rawTo()),
+                    context.budget());
             parsed = parse.statement();
         } catch (SqlParser.UnparseableSqlException e) {
             if (statement.isWord(statement.from(), "SELECT")
@@ -133,11 +134,14 @@ record ParserReading(ParsedWrites writes, Decision refusal, SqlParser.Parsed par
         try {
             CCJSqlParser second = jsqlParser(statement.raw(), context.dialect());
             for (Token token = second.getNextToken(); token.kind != CCJSqlParserConstants.EOF; token = second.getNextToken()) {
+                context.budget().spend(1);
                 if (token.image != null && context.isFencedName(dev.fencing.internal.config.Identifiers.unquote(token.image)
                         .toLowerCase(Locale.ROOT))) {
                     return true;
                 }
             }
+        } catch (AnalysisBudget.ExhaustedException e) {
+            throw e;
         } catch (RuntimeException | Error e) {
             return true;
         }

@@ -31,14 +31,14 @@ final class PlanCache {
             return plan;
         }
         int before = generation;
-        int timeouts = SqlParser.timeoutsOnThisThread();
+        int exhausted = AnalysisBudget.exhaustedOnThisThread();
         plan = analysis.apply(sql);
         if (before != generation) {
             return plan; // analysed while what plans depend on changed: correct for now, not kept
         }
-        if (SqlParser.timeoutsOnThisThread() != timeouts) {
-            // a parse ran out of time (a loaded machine, a pathological text): the refusal holds for
-            // this execution, the next one analyses again instead of inheriting a verdict of the load
+        if (AnalysisBudget.exhaustedOnThisThread() != exhausted) {
+            // the analysis ran out of time (a loaded machine, a pathological text): the refusal holds
+            // for this execution, the next one analyses again instead of inheriting a verdict of the load
             return plan;
         }
         if (plans.size() >= capacity) {

@@ -24,14 +24,19 @@ import java.util.function.Predicate;
  * one decimal point), and no literal touching a letter, digit or quote. Any other text is
  * analysed in full. Only templates that read or fence are used; a text whose template is refused
  * or passed through is analysed in full, with its own words in the message.
+ *
+ * <p>A multi-row literal {@code INSERT .. VALUES (..), (..)} whose rows share one shape
+ * ({@link ShapeRows}) has its templates made with one, two and three rows, whatever its own
+ * number of rows: its plan is the templates' with the row repeated, so a bulk insert of 10,000
+ * rows is planned without JSqlParser reading its rows.
  */
 final class ShapeCache {
 
     /** The digits every sentinel starts with; a text that holds them anywhere has no shape. */
     static final String MARKER = "47193052817";
-    private static final int INDEX_DIGITS = 5;
+    static final int INDEX_DIGITS = 5;
     private static final int SENTINEL_DIGITS = MARKER.length() + INDEX_DIGITS;
-    private static final int MAX_LITERALS = 99_999;
+    static final int MAX_LITERALS = 99_999;
     private static final int MAX_NUMBER_DIGITS = 18;
 
     static final byte INTEGER = 1;
@@ -46,8 +51,11 @@ final class ShapeCache {
     private static final String[] WRITE_KEYWORDS = {"insert", "update", "delete", "merge", "truncate", "replace",
             "upsert", "copy", "call"};
 
-    /** A text's shape: the key, and the text's own literals in order. */
-    record Shape(String key, String[] literals, byte[] kinds) {
+    /**
+     * A text's shape: the key, and the text's own literals in order; for a multi-row INSERT whose
+     * rows share one shape, its {@link ShapeRows} and no key until one is asked for.
+     */
+    record Shape(String key, String[] literals, byte[] kinds, ShapeRows rows) {
     }
 
     private final PlanCache templates;
@@ -70,6 +78,19 @@ final class ShapeCache {
      * text in full.
      */
     FencePlan plan(String sql, Shape shape, Function<String, FencePlan> analysis) {
+        if (shape.rows() == null) {
+            return planByKey(sql, shape, analysis);
+        }
+        FencePlan byRows = shape.rows().plan(sql, shape, key -> templates.get(key, analysis));
+        if (byRows != null) {
+            return byRows;
+        }
+        Shape single = shape.rows().singleShape(shape);
+        return single == null ? null : planByKey(sql, single, analysis);
+    }
+
+    /** The plan of {@code sql} from the template of its shape's one key, or null (see {@link #plan}). */
+    private FencePlan planByKey(String sql, Shape shape, Function<String, FencePlan> analysis) {
         FencePlan template = templates.get(shape.key(), analysis);
         if (template.changesSchema()) {
             return null;
@@ -98,6 +119,7 @@ final class ShapeCache {
             return null;
         }
         boolean update = tokens.isWord(0, "UPDATE");
+        boolean parameters = false;
         int literals = 0;
         for (int i = 0; i < size; i++) {
             byte kind = tokens.kind(i);
@@ -114,17 +136,13 @@ final class ShapeCache {
                     }
                 }
                 case SqlTokens.STRING, SqlTokens.NUMBER -> literals++;
+                case SqlTokens.PARAMETER -> parameters = true;
                 default -> {
                 }
             }
         }
-        if (literals > MAX_LITERALS) {
-            return null;
-        }
         String[] values = new String[literals];
         byte[] kinds = new byte[literals];
-        StringBuilder key = new StringBuilder(sql.length() + literals * 8);
-        int copied = 0;
         int literal = 0;
         for (int i = 0; i < size; i++) {
             byte kind = tokens.kind(i);
@@ -139,16 +157,40 @@ final class ShapeCache {
             }
             values[literal] = sql.substring(start, end);
             kinds[literal] = literalKind;
-            key.append(sql, copied, start);
-            sentinel(key, literal, literalKind);
-            copied = end;
             literal++;
         }
-        key.append(sql, copied, sql.length());
-        return new Shape(key.toString(), values, kinds);
+        ShapeRows rows = parameters ? null : ShapeRows.of(sql, tokens, kinds);
+        if (rows != null) {
+            return new Shape(null, values, kinds, rows);
+        }
+        return singleShape(sql, tokens, values, kinds);
     }
 
-    private static void sentinel(StringBuilder key, int index, byte kind) {
+    /**
+     * The shape of a text whose literals ({@code values}, of {@code kinds}) the rule admitted, with
+     * one key for the whole text, each literal replaced by its sentinel; null when there are more
+     * literals than a key numbers.
+     */
+    static Shape singleShape(String sql, SqlTokens tokens, String[] values, byte[] kinds) {
+        if (values.length > MAX_LITERALS) {
+            return null;
+        }
+        StringBuilder key = new StringBuilder(sql.length() + values.length * 8);
+        int copied = 0;
+        int literal = 0;
+        for (int i = 0; i < tokens.size(); i++) {
+            byte kind = tokens.kind(i);
+            if (kind == SqlTokens.STRING || kind == SqlTokens.NUMBER) {
+                key.append(sql, copied, tokens.start(i));
+                sentinel(key, literal, kinds[literal]);
+                copied = tokens.end(i);
+                literal++;
+            }
+        }
+        return new Shape(key.append(sql, copied, sql.length()).toString(), values, kinds, null);
+    }
+
+    static void sentinel(StringBuilder key, int index, byte kind) {
         if (kind == STRING) {
             key.append('\'');
         }
@@ -230,7 +272,7 @@ final class ShapeCache {
         return false;
     }
 
-    private static boolean isAny(SqlTokens tokens, int i, String[] words) {
+    static boolean isAny(SqlTokens tokens, int i, String[] words) {
         for (String word : words) {
             if (tokens.isWord(i, word)) {
                 return true;
@@ -248,15 +290,27 @@ final class ShapeCache {
         if (text == null) {
             return null;
         }
-        int at = text.indexOf(MARKER);
-        if (at < 0) {
+        if (!text.contains(MARKER)) {
             return text;
         }
         StringBuilder out = new StringBuilder(text.length() + 16);
-        int copied = 0;
-        while (at >= 0) {
+        appendSubstituted(out, text, 0, text.length(), shape, index -> index);
+        return out.toString();
+    }
+
+    /**
+     * Appends {@code text[from, to)} to {@code out} with each sentinel replaced by the literal of
+     * {@code shape} at {@code literalOf(index)} (-1: no literal of this part). Each must be a whole
+     * sentinel standing alone, inside the part (a part may neither start nor end with one where
+     * the text goes on: its neighbours there are not known); otherwise {@link IllegalStateException}.
+     */
+    static void appendSubstituted(StringBuilder out, String text, int from, int to, Shape shape,
+                                  java.util.function.IntUnaryOperator literalOf) {
+        int at = text.indexOf(MARKER, from);
+        int copied = from;
+        while (at >= 0 && at < to) {
             int digitsEnd = at + SENTINEL_DIGITS;
-            if (digitsEnd > text.length()) {
+            if (digitsEnd > to) {
                 throw new IllegalStateException("a cut sentinel");
             }
             int index = 0;
@@ -267,21 +321,22 @@ final class ShapeCache {
                 }
                 index = index * 10 + (c - '0');
             }
-            if (index >= shape.kinds().length) {
+            int literal = index < shape.kinds().length ? literalOf.applyAsInt(index) : -1;
+            if (literal < 0 || literal >= shape.kinds().length) {
                 throw new IllegalStateException("a sentinel of no literal");
             }
             int start = at;
             int end = digitsEnd;
-            switch (shape.kinds()[index]) {
+            switch (shape.kinds()[literal]) {
                 case STRING -> {
-                    if (at == 0 || text.charAt(at - 1) != '\'' || end >= text.length() || text.charAt(end) != '\'') {
+                    if (at == from || text.charAt(at - 1) != '\'' || end >= to || text.charAt(end) != '\'') {
                         throw new IllegalStateException("a string sentinel out of its quotes");
                     }
                     start--;
                     end++;
                 }
                 case DECIMAL -> {
-                    if (!text.startsWith(".5", end)) {
+                    if (end + 2 > to || !text.startsWith(".5", end)) {
                         throw new IllegalStateException("a decimal sentinel cut");
                     }
                     end += 2;
@@ -289,13 +344,16 @@ final class ShapeCache {
                 default -> {
                 }
             }
+            if ((start == from && from > 0) || (end == to && to < text.length())) {
+                throw new IllegalStateException("a sentinel at the edge of a repeated part");
+            }
             if (touches(text, start - 1) || touches(text, end)) {
                 throw new IllegalStateException("a sentinel joined to its neighbours");
             }
-            out.append(text, copied, start).append(shape.literals()[index]);
+            out.append(text, copied, start).append(shape.literals()[literal]);
             copied = end;
             at = text.indexOf(MARKER, end);
         }
-        return out.append(text, copied, text.length()).toString();
+        out.append(text, copied, to);
     }
 }

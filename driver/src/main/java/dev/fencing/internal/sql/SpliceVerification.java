@@ -29,20 +29,26 @@ final class SpliceVerification {
     private SpliceVerification() {
     }
 
-    /** Why the spliced text cannot be trusted to carry its fences, or null when it can. */
-    static String refusal(String sql, Splice.Result spliced, boolean reparse, Dialect dialect) {
+    /**
+     * Why the spliced text cannot be trusted to carry its fences, or null when it can; the reading
+     * is spent from {@code budget}.
+     */
+    static String refusal(String sql, Splice.Result spliced, boolean reparse, Dialect dialect, AnalysisBudget budget) {
         String marker = "9223372036854775" + (sql.contains("9223372036854775806") ? "795" : "806");
         String text = String.join(marker, spliced.pieces());
         CCJSqlParser parser = ParserReading.jsqlParser(text, dialect);
         int seen = 0;
         try {
             for (Token token = parser.getNextToken(); token.kind != CCJSqlParserConstants.EOF; token = parser.getNextToken()) {
+                budget.spend(1);
                 if (marker.equals(token.image)) {
                     seen++;
                 }
             }
+        } catch (AnalysisBudget.ExhaustedException e) {
+            throw e;
         } catch (RuntimeException | Error e) {
-            return "the rewritten statement cannot be read back (" + e.getMessage() + ")";
+            return "the rewritten statement cannot be read back (" + SqlParser.reason(e) + ")";
         }
         if (seen != spliced.fenceIndexes().length) {
             return "the fence check would not reach the database intact (the text's comments or quotes are "
@@ -52,18 +58,12 @@ final class SpliceVerification {
             return null;
         }
         try {
-            ParserReading.jsqlParser(text, dialect).Statements();
-        } catch (Exception | Error e) {
-            return "the rewritten statement does not parse (" + firstLine(e.getMessage()) + ")";
+            SqlParser.run(ParserReading.jsqlParser(text, dialect), CCJSqlParser::Statements, budget.remainingNanos(), budget);
+        } catch (SqlParser.ParserFailure e) {
+            return "the rewritten statement does not parse (" + e.getMessage() + ")";
+        } catch (Error e) {
+            return "the rewritten statement does not parse (" + SqlParser.reason(e) + ")";
         }
         return null;
-    }
-
-    private static String firstLine(String message) {
-        if (message == null) {
-            return "no message";
-        }
-        int newline = message.indexOf('\n');
-        return newline < 0 ? message : message.substring(0, newline);
     }
 }

@@ -32,6 +32,12 @@ final class SqlTokens {
     private int[] ends = new int[32];
     private int[] depths = new int[32];
     private int size;
+    /**
+     * The characters the lexer has looked at: each character of the text once as the scan passes
+     * it, plus every character a rule looks at again ({@link #hasBackslash}, H2's bracket rule).
+     * Linear in the text's length; a test holds it to that.
+     */
+    private long visited;
 
     private SqlTokens(String sql) {
         this.sql = sql;
@@ -47,9 +53,19 @@ final class SqlTokens {
     }
 
     static SqlTokens lex(String sql, Dialect dialect) throws UnreadableSqlException {
+        return lex(sql, dialect, AnalysisBudget.UNLIMITED);
+    }
+
+    /** The tokens of {@code sql}, the scan's steps spent from {@code budget} (which may stop it). */
+    static SqlTokens lex(String sql, Dialect dialect, AnalysisBudget budget) throws UnreadableSqlException {
         SqlTokens tokens = new SqlTokens(sql);
-        tokens.scan(dialect);
+        tokens.scan(dialect, budget);
         return tokens;
+    }
+
+    /** How many characters the lexer (and the rules that read tokens again) have looked at so far. */
+    long visited() {
+        return visited;
     }
 
     int size() {
@@ -106,6 +122,7 @@ final class SqlTokens {
     }
 
     private boolean holdsBackslash(int from, int to) {
+        visited += to - from;
         for (int j = from; j < to; j++) {
             if (sql.charAt(j) == '\\') {
                 return true;
@@ -150,6 +167,9 @@ final class SqlTokens {
             ends = Arrays.copyOf(ends, capacity);
             depths = Arrays.copyOf(depths, capacity);
         }
+        if (kind <= QUOTED_IDENTIFIER) {
+            words++;
+        }
         kinds[size] = kind;
         starts[size] = start;
         ends[size] = end;
@@ -158,22 +178,26 @@ final class SqlTokens {
     }
 
     private Dialect dialect;
-    /** Start and end offsets of MariaDB's '#' comments, in pairs; null when there are none. */
+    /** Start and end offsets of MariaDB's '#' comments, in pairs (the first {@link #hashCommentEnds} ints); null when none. */
     private int[] hashComments;
+    private int hashCommentEnds;
 
     /**
      * The MariaDB {@code #} comments (start, end offset pairs), which JSqlParser does not know:
      * it is given them blanked. Empty when there are none.
      */
     int[] hashComments() {
-        return hashComments == null ? new int[0] : hashComments.clone();
+        return hashComments == null ? new int[0] : Arrays.copyOf(hashComments, hashCommentEnds);
     }
 
-    private static int[] appendPair(int[] pairs, int start, int end) {
-        int[] longer = Arrays.copyOf(pairs, pairs.length + 2);
-        longer[pairs.length] = start;
-        longer[pairs.length + 1] = end;
-        return longer;
+    private void addHashComment(int start, int end) {
+        if (hashComments == null) {
+            hashComments = new int[8];
+        } else if (hashCommentEnds == hashComments.length) {
+            hashComments = Arrays.copyOf(hashComments, hashCommentEnds * 2);
+        }
+        hashComments[hashCommentEnds++] = start;
+        hashComments[hashCommentEnds++] = end;
     }
 
     /**
@@ -197,14 +221,19 @@ final class SqlTokens {
         return dialect == Dialect.H2 && (Character.isWhitespace(c) || Character.isSpaceChar(c));
     }
 
-    private void scan(Dialect dialect) throws UnreadableSqlException {
+    private void scan(Dialect dialect, AnalysisBudget budget) throws UnreadableSqlException {
         this.dialect = dialect;
         final String s = sql;
         final int n = s.length();
         final boolean mysql = dialect.mysqlLexing();
         int depth = 0;
         int i = 0;
+        int spentTo = 0;
         while (i < n) {
+            if (i - spentTo >= 1024) {
+                budget.spend(i - spentTo);
+                spentTo = i;
+            }
             char c = s.charAt(i);
             if (isSpace(c)) {
                 i++;
@@ -215,8 +244,7 @@ final class SqlTokens {
                 i = lineEnd(i, !mysql);
             } else if (mysql && c == '#') {
                 int end = lineEnd(i, false);
-                hashComments = hashComments == null ? new int[] {i, end}
-                        : appendPair(hashComments, i, end);
+                addHashComment(i, end);
                 i = end;
             } else if (dialect == Dialect.H2 && c == '/' && i + 1 < n && s.charAt(i + 1) == '/') {
                 i = lineEnd(i, true);
@@ -287,7 +315,7 @@ final class SqlTokens {
             } else if (c == '(' || c == '[') {
                 add(OPEN, i, i + 1, depth);
                 if (dialect == Dialect.H2) {
-                    bracketEnds = pushBracketEnd(bracketEnds, depth, c == '[' ? squareBracketNameEnd(i) : -1);
+                    pushBracket(depth, c == '[' ? squareBracketNameEnd(i) : -1);
                 }
                 depth++;
                 i++;
@@ -321,33 +349,68 @@ final class SqlTokens {
         if (depth != 0) {
             throw new UnreadableSqlException("unbalanced '(': " + depth + " left open");
         }
+        visited += n;
+        budget.spend(n - spentTo);
     }
 
     /**
      * H2: for each open parenthesis or bracket (by depth), where H2's MSSQLServer mode ends the
-     * {@code [..]} quoted name that starts there, or -1 (a parenthesis, or no closing bracket).
+     * {@code [..]} quoted name that starts there, or -1 (a parenthesis, or no closing bracket);
+     * the token that opened it; how many words and quoted names came before it.
      */
     private int[] bracketEnds;
+    private int[] bracketOpens;
+    private int[] bracketWords;
+    /** How many {@link #WORD} and {@link #QUOTED_IDENTIFIER} tokens there are so far. */
+    private int words;
+    /**
+     * H2, built at the first {@code [}: for each offset {@code j}, where a {@code [..]} name read
+     * from {@code j} on ends (as {@link #squareBracketNameEnd}), and how many characters before
+     * {@code j} can start what may hide code ({@link #mayHide}). Each is one pass over the text,
+     * so that every bracket is judged without reading the text again.
+     */
+    private int[] nameEndFrom;
+    private int[] hidersBefore;
 
-    private static int[] pushBracketEnd(int[] ends, int depth, int end) {
-        int[] grown = ends == null ? new int[Math.max(8, depth + 1)]
-                : depth < ends.length ? ends : Arrays.copyOf(ends, Math.max(depth + 1, ends.length * 2));
-        grown[depth] = end;
-        return grown;
+    private void pushBracket(int depth, int end) {
+        if (bracketEnds == null || depth >= bracketEnds.length) {
+            int capacity = Math.max(8, Math.max(depth + 1, bracketEnds == null ? 0 : bracketEnds.length * 2));
+            bracketEnds = bracketEnds == null ? new int[capacity] : Arrays.copyOf(bracketEnds, capacity);
+            bracketOpens = bracketOpens == null ? new int[capacity] : Arrays.copyOf(bracketOpens, capacity);
+            bracketWords = bracketWords == null ? new int[capacity] : Arrays.copyOf(bracketWords, capacity);
+        }
+        bracketEnds[depth] = end;
+        bracketOpens[depth] = size - 1;
+        bracketWords[depth] = words;
     }
 
     /** The offset after the {@code ]} that ends a {@code [name]} starting at {@code i} ({@code ]]} escapes one), or -1. */
     private int squareBracketNameEnd(int i) {
-        for (int j = i + 1; j < sql.length(); j++) {
-            if (sql.charAt(j) == ']') {
-                if (j + 1 < sql.length() && sql.charAt(j + 1) == ']') {
-                    j++;
-                } else {
-                    return j + 1;
-                }
+        if (nameEndFrom == null) {
+            readBracketRules();
+        }
+        return nameEndFrom[i + 1];
+    }
+
+    /** One pass from the end for {@link #nameEndFrom}, one from the start for {@link #hidersBefore}. */
+    private void readBracketRules() {
+        final String s = sql;
+        final int n = s.length();
+        nameEndFrom = new int[n + 2];
+        nameEndFrom[n] = -1;
+        nameEndFrom[n + 1] = -1;
+        for (int j = n - 1; j >= 0; j--) {
+            if (s.charAt(j) != ']') {
+                nameEndFrom[j] = nameEndFrom[j + 1];
+            } else {
+                nameEndFrom[j] = j + 1 < n && s.charAt(j + 1) == ']' ? nameEndFrom[j + 2] : j + 1;
             }
         }
-        return -1;
+        hidersBefore = new int[n + 1];
+        for (int j = 0; j < n; j++) {
+            hidersBefore[j + 1] = hidersBefore[j] + (hides(j, n) ? 1 : 0);
+        }
+        visited += 2L * n;
     }
 
     /**
@@ -359,16 +422,13 @@ final class SqlTokens {
      * readable.
      */
     private void checkSquareBracket(int depth, int close) throws UnreadableSqlException {
-        int open = tokenOfOpen(depth);
+        int open = bracketOpens[depth];
         int nameEnd = bracketEnds[depth];
         if (!mayHide(starts[open], Math.max(close + 1, nameEnd))) {
             return;
         }
         boolean endsAlike = nameEnd == close + 1;
-        boolean holdsWords = false;
-        for (int t = open + 1; t < size; t++) {
-            holdsWords |= kinds[t] == WORD || kinds[t] == QUOTED_IDENTIFIER;
-        }
+        boolean holdsWords = words > bracketWords[depth];
         if (!endsAlike || holdsWords) {
             throw new UnreadableSqlException("the '[' at offset " + starts[open] + " closes at offset " + close
                     + ", but H2 in MODE=MSSQLServer reads [..] as a quoted name" + (endsAlike ? "" : " that ends at offset "
@@ -382,23 +442,16 @@ final class SqlTokens {
      * what runs (otherwise one reading merely takes some code for a name).
      */
     private boolean mayHide(int from, int to) {
-        for (int j = from; j < to; j++) {
-            char c = sql.charAt(j);
-            if (c == '\'' || c == '"' || c == '`' || c == '$' || c == ';'
-                    || ((c == '-' || c == '/') && j + 1 < to && (sql.charAt(j + 1) == c || sql.charAt(j + 1) == '*'))) {
-                return true;
-            }
-        }
-        return false;
+        int hiders = hidersBefore[to] - hidersBefore[from];
+        // a "--", "//" or "/*" whose second character is past the range does not count
+        return hiders - (to > from && hides(to - 1, sql.length()) && !hides(to - 1, to) ? 1 : 0) > 0;
     }
 
-    private int tokenOfOpen(int depth) {
-        for (int t = size - 1; t >= 0; t--) {
-            if (kinds[t] == OPEN && depths[t] == depth) {
-                return t;
-            }
-        }
-        throw new IllegalStateException("no open bracket at depth " + depth);
+    /** True when the character at {@code j} starts a string, quoted name, comment or new statement within {@code [j, to)}. */
+    private boolean hides(int j, int to) {
+        char c = sql.charAt(j);
+        return c == '\'' || c == '"' || c == '`' || c == '$' || c == ';'
+                || ((c == '-' || c == '/') && j + 1 < to && (sql.charAt(j + 1) == c || sql.charAt(j + 1) == '*'));
     }
 
     private int word(int i, int depth) {

@@ -72,7 +72,7 @@ public final class StatementAnalyzer {
         this.preFilter = new PreFilter(dialect, config.hasEpochTables());
         this.cache = new PlanCache(config.planCacheSize());
         this.shapes = new ShapeCache(config.planCacheSize());
-        this.parser = new SqlParser(dialect, config.parseTimeoutMillis());
+        this.parser = new SqlParser(dialect);
         this.guard = config.guardRequired();
         this.fenceSlot = FenceSlot.of(dialect, guard);
         this.fenceColumns = new FenceColumnCheck(config);
@@ -203,23 +203,37 @@ public final class StatementAnalyzer {
 
     /**
      * A text-cache miss: the plan by the text's shape when the shape rule admits the text (only the
-     * first text of a shape is analysed), else the full analysis.
+     * first text of a shape is analysed), else the full analysis. All of it, the shape's templates
+     * included, spends one {@link AnalysisBudget} of {@code fencing.parse-timeout-millis}: a text
+     * that would take longer is refused.
      */
     private FencePlan analyze(String sql) {
-        SqlTokens tokens;
+        AnalysisBudget budget = budget();
         try {
-            tokens = SqlTokens.lex(sql, dialect);
-        } catch (SqlTokens.UnreadableSqlException | RuntimeException e) {
-            return analyzeFully(sql, null);
+            SqlTokens tokens;
+            try {
+                tokens = SqlTokens.lex(sql, dialect, budget);
+            } catch (AnalysisBudget.ExhaustedException e) {
+                throw e;
+            } catch (SqlTokens.UnreadableSqlException | RuntimeException e) {
+                return analyzeFully(sql, null, budget);
+            }
+            // the test switch changes every template: no shape is made or used under it
+            FencePlan byShape = !options.rewrite() ? null : planByShape(sql, tokens, budget);
+            return byShape != null ? byShape : analyzeFully(sql, tokens, budget);
+        } catch (AnalysisBudget.ExhaustedException | StackOverflowError e) {
+            return unanalysable(sql, e);
         }
-        // the test switch changes every template: no shape is made or used under it
-        FencePlan byShape = !options.rewrite() ? null : planByShape(sql, tokens);
-        return byShape != null ? byShape : analyzeFully(sql, tokens);
     }
 
-    private FencePlan planByShape(String sql, SqlTokens tokens) {
+    /** A budget of {@code fencing.parse-timeout-millis} from now, for the analysis of one text. */
+    private AnalysisBudget budget() {
+        return new AnalysisBudget(config.parseTimeoutMillis(), options.clock());
+    }
+
+    private FencePlan planByShape(String sql, SqlTokens tokens, AnalysisBudget budget) {
         ShapeCache.Shape shape = ShapeCache.shapeOf(sql, tokens, this::mentionsWatchedTable);
-        return shape == null ? null : shapes.plan(sql, shape, key -> analyzeFully(key, null));
+        return shape == null ? null : shapes.plan(sql, shape, key -> analyzeFully(key, null, budget));
     }
 
     /**
@@ -227,16 +241,34 @@ public final class StatementAnalyzer {
      * analysis. Not cached by text; for the proof that both paths agree.
      */
     public FencePlan shapePlan(String sql) {
+        AnalysisBudget budget = budget();
         try {
-            return planByShape(sql, SqlTokens.lex(sql, dialect));
+            return planByShape(sql, SqlTokens.lex(sql, dialect, budget), budget);
         } catch (SqlTokens.UnreadableSqlException e) {
             return null;
+        } catch (AnalysisBudget.ExhaustedException | StackOverflowError e) {
+            return unanalysable(sql, e);
         }
     }
 
     /** The full analysis of {@code sql}, cached nowhere; for the proof that both paths agree. */
     public FencePlan fullAnalysis(String sql) {
-        return analyzeFully(sql, null);
+        try {
+            return analyzeFully(sql, null, budget());
+        } catch (AnalysisBudget.ExhaustedException | StackOverflowError e) {
+            return unanalysable(sql, e);
+        }
+    }
+
+    /** How many characters JSqlParser was given to parse so far, over every analysis of this analyzer. */
+    public long parsedCharacters() {
+        return parser.parsedCharacters();
+    }
+
+    /** The refusal of a text whose analysis ran out of its budget or of stack. */
+    private FencePlan unanalysable(String sql, Throwable e) {
+        String reason = e instanceof AnalysisBudget.ExhaustedException ? e.getMessage() : SqlParser.reason(e);
+        return FencePlan.refused(sql, firstConfiguredTable(), reason + "; nothing was sent");
     }
 
     /** How many shapes have a template now. */
@@ -244,18 +276,24 @@ public final class StatementAnalyzer {
         return shapes.size();
     }
 
-    private FencePlan analyzeFully(String sql, SqlTokens lexed) {
+    /**
+     * The full analysis of {@code sql} within {@code budget}; {@link AnalysisBudget.ExhaustedException}
+     * (and a stack overflow) end the text's analysis as a whole, so they reach the caller.
+     */
+    private FencePlan analyzeFully(String sql, SqlTokens lexed, AnalysisBudget budget) {
         analyses.incrementAndGet();
         try {
             SchemaFacts known = facts;
             AnalysisContext context = new AnalysisContext(config, dialect, fencedTables, known, filter,
-                    cascadeParentFilter, parser);
+                    cascadeParentFilter, parser, budget);
             TextAnalysis.Result analysis = TextAnalysis.analyze(context, new TextAnalysis.Options(!options.rewrite(),
                     options.crossCheckSpliceProof(), fenceSlot, spliceProofsFromParse, spliceRereads), sql, lexed);
-            FencePlan plan = guardScopeChecked(sql, analysis.plan(), analysis.tokens(), known);
+            FencePlan plan = guardScopeChecked(sql, analysis.plan(), analysis.tokens(), known, budget);
             boolean changesSchema = analysis.changesSchema() || PreFilter.changesSchema(sql);
             return changesSchema ? plan.withSchemaChange() : plan;
-        } catch (RuntimeException | StackOverflowError e) {
+        } catch (AnalysisBudget.ExhaustedException | StackOverflowError e) {
+            throw e;
+        } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.ERROR, "fencing-jdbc failed to analyse a statement; it is refused", e);
             return FencePlan.refused(sql, firstConfiguredTable(), "the statement could not be analysed ("
                     + e + "); it is refused so that nothing unchecked reaches a fenced table; nothing was sent");
@@ -267,13 +305,14 @@ public final class StatementAnalyzer {
      * schema-qualified table that matches an unqualified fenced name outside the schemas the guard
      * covers ({@link GuardScopeCheck}): no trigger is there to check it.
      */
-    private FencePlan guardScopeChecked(String sql, FencePlan plan, SqlTokens tokens, SchemaFacts known) {
+    private FencePlan guardScopeChecked(String sql, FencePlan plan, SqlTokens tokens, SchemaFacts known,
+                                        AnalysisBudget budget) {
         if (!guard || !plan.checkedByGuard() || plan.kind() == FencePlan.Kind.REFUSED) {
             return plan;
         }
         if (tokens == null) {
             try {
-                tokens = SqlTokens.lex(sql, dialect);
+                tokens = SqlTokens.lex(sql, dialect, budget);
             } catch (SqlTokens.UnreadableSqlException e) {
                 return FencePlan.refused(sql, firstConfiguredTable(), "the statement could not be read to see"
                         + " which schemas it names; nothing was sent");

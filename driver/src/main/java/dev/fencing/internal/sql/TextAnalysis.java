@@ -61,7 +61,7 @@ final class TextAnalysis {
         SqlTokens tokens = lexed;
         try {
             if (tokens == null) {
-                tokens = SqlTokens.lex(sql, context.dialect());
+                tokens = SqlTokens.lex(sql, context.dialect(), context.budget());
             }
         } catch (SqlTokens.UnreadableSqlException e) {
             return new Result(FencePlan.refused(sql, context.firstConfiguredTable(), "the SQL cannot be read ("
@@ -135,6 +135,7 @@ final class TextAnalysis {
             if (i == tokens.size() || (tokens.kind(i) == SqlTokens.SEMICOLON && tokens.depth(i) == 0)) {
                 int rawEnd = i == tokens.size() ? sql.length() : tokens.start(i);
                 Decision.Refuse refusal = null;
+                context.budget().spend(i - start + 1);
                 if (i > start) {
                     statements++;
                     refusal = fold(statement(start, i, rawStart, rawEnd));
@@ -391,7 +392,7 @@ final class TextAnalysis {
             options.proofsFromParse().increment();
             if (options.crossCheck()) {
                 String reread = SpliceVerification.refusal(sql, blanked == null ? spliced
-                        : splice.apply(parameterOffsets, blanked), false, context.dialect());
+                        : splice.apply(parameterOffsets, blanked), false, context.dialect(), context.budget());
                 if (reread != null) {
                     throw new AssertionError("the token proof accepted a splice the re-read refuses (" + reread + "): " + sql);
                 }
@@ -399,7 +400,7 @@ final class TextAnalysis {
         } else if (unverified == null) {
             options.rereads().increment();
             unverified = SpliceVerification.refusal(sql, blanked == null ? spliced
-                    : splice.apply(parameterOffsets, blanked), !oneStatement, context.dialect());
+                    : splice.apply(parameterOffsets, blanked), !oneStatement, context.dialect(), context.budget());
         }
         return unverified;
     }

@@ -102,7 +102,7 @@ class SpliceTokenProofTest {
         String sql = "UPDATE orders SET a = 1 // 2\n";
         Splice splice = new Splice(sql);
         splice.insert(sql.indexOf('\n'), ", last_fence = " + Splice.FENCE);
-        SqlParser.Parsed parsed = new SqlParser(Dialect.POSTGRESQL, 5_000).parseKeepingTokens(sql);
+        SqlParser.Parsed parsed = new SqlParser(Dialect.POSTGRESQL).parseKeepingTokens(sql, AnalysisBudget.UNLIMITED);
 
         assertThat(SpliceTokenProof.holds(parsed, splice)).isFalse();
 
@@ -115,7 +115,7 @@ class SpliceTokenProofTest {
     @Test
     void editsTheParsersTokensDoNotBoundAreNotProved() throws Exception {
         String sql = "UPDATE orders SET status = 'a b' WHERE id = 10 /* c */";
-        SqlParser.Parsed parsed = new SqlParser(Dialect.POSTGRESQL, 5_000).parseKeepingTokens(sql);
+        SqlParser.Parsed parsed = new SqlParser(Dialect.POSTGRESQL).parseKeepingTokens(sql, AnalysisBudget.UNLIMITED);
 
         assertThat(SpliceTokenProof.holds(parsed, insert(sql, sql.indexOf("b'"), " " + Splice.FENCE)))
                 .as("inside a string").isFalse();
@@ -138,7 +138,7 @@ class SpliceTokenProofTest {
     @Test
     void aParseThatStoppedBeforeTheEndProvesNothing() throws Exception {
         String sql = "UPDATE orders SET status = ? WHERE id = ?";
-        SqlParser.Parsed parsed = new SqlParser(Dialect.POSTGRESQL, 5_000).parseKeepingTokens(sql);
+        SqlParser.Parsed parsed = new SqlParser(Dialect.POSTGRESQL).parseKeepingTokens(sql, AnalysisBudget.UNLIMITED);
         parsed.firstToken().next.next.next = null;
 
         assertThat(SpliceTokenProof.holds(parsed, insert(sql, sql.indexOf(" WHERE"), ", last_fence = " + Splice.FENCE)))

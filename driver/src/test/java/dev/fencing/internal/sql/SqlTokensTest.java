@@ -268,4 +268,63 @@ class SqlTokensTest {
         assertThat(tokens("{call p(?)}", Dialect.POSTGRESQL)).containsExactly("JDBC_ESCAPE_OPEN {", "WORD call",
                 "WORD p", "OPEN (", "PARAMETER ?", "CLOSE )", "OPERATOR }");
     }
+
+    /**
+     * Issue 29: the lexer's work grows linearly with the text. What it looks at is counted (each
+     * character as the scan passes it, plus every character a rule reads again: the backslash
+     * test of each string, H2's bracket rule), not timed: for every form, a text sixteen times as
+     * long costs at most sixteen times as many visits (plus 10 %), and never more than four
+     * visits a character. A 16,000-row INSERT is one of them (its backslash test read the rest of
+     * the text from every string: 1.1 s).
+     */
+    @Test
+    void theLexersWorkGrowsLinearlyWithTheText() throws Exception {
+        java.util.Map<String, java.util.function.IntFunction<String>> forms = new java.util.LinkedHashMap<>();
+        forms.put("multi-row insert", n -> "INSERT INTO orders (id, status, amount) VALUES "
+                + String.join(", ", java.util.Collections.nCopies(n, "(1, 'new', 2.5)")));
+        forms.put("strings", n -> "SELECT " + "'it''s', ".repeat(n) + "1");
+        forms.put("block comments", n -> "SELECT " + "/* c */ 1, ".repeat(n) + "1");
+        forms.put("line comments", n -> "SELECT " + "1, -- c\n".repeat(n) + "1");
+        forms.put("nested parentheses", n -> "SELECT " + "(".repeat(n) + "1" + ")".repeat(n));
+        forms.put("identifiers", n -> "SELECT " + "\"a\".b, ".repeat(n) + "1");
+        java.util.Map<Dialect, java.util.Map<String, java.util.function.IntFunction<String>>> byDialect =
+                new java.util.EnumMap<>(Dialect.class);
+        for (Dialect dialect : Dialect.values()) {
+            java.util.Map<String, java.util.function.IntFunction<String>> own = new java.util.LinkedHashMap<>(forms);
+            if (dialect == Dialect.MARIADB) {
+                own.put("hash comments", n -> "SELECT " + "1, # c\n".repeat(n) + "1");
+                own.put("backslash strings", n -> "SELECT " + "'a\\'b', ".repeat(n) + "1");
+            } else if (dialect == Dialect.POSTGRESQL) {
+                own.put("dollar quotes", n -> "SELECT " + "$q$a'b$q$, ".repeat(n) + "1");
+                own.put("escape strings", n -> "SELECT " + "E'a\\'b', ".repeat(n) + "1");
+            } else {
+                own.put("nested brackets", n -> "SELECT " + "ARRAY[".repeat(n) + "1" + "]".repeat(n));
+                own.put("arrays of strings", n -> "SELECT " + "ARRAY['a', 'b'], ".repeat(n) + "1");
+                own.put("subscripts", n -> "SELECT " + "a[1], ".repeat(n) + "1");
+            }
+            byDialect.put(dialect, own);
+        }
+        for (java.util.Map.Entry<Dialect, java.util.Map<String, java.util.function.IntFunction<String>>> dialect
+                : byDialect.entrySet()) {
+            for (java.util.Map.Entry<String, java.util.function.IntFunction<String>> form : dialect.getValue().entrySet()) {
+                String small = form.getValue().apply(1_000);
+                String large = form.getValue().apply(16_000);
+                long smallVisits = visits(small, dialect.getKey());
+                long largeVisits = visits(large, dialect.getKey());
+                String what = dialect.getKey() + " " + form.getKey();
+                assertThat(largeVisits).as(what + ": visits of a text 16 times as long")
+                        .isLessThanOrEqualTo((long) (smallVisits * 1.1 * large.length() / small.length()));
+                assertThat(largeVisits).as(what + ": visits per character").isLessThanOrEqualTo(4L * large.length());
+            }
+        }
+    }
+
+    /** What the lexer and the backslash test of every token looked at. */
+    private static long visits(String sql, Dialect dialect) throws SqlTokens.UnreadableSqlException {
+        SqlTokens tokens = SqlTokens.lex(sql, dialect);
+        for (int i = 0; i < tokens.size(); i++) {
+            tokens.hasBackslash(i);
+        }
+        return tokens.visited();
+    }
 }

@@ -249,6 +249,47 @@ abstract class FrontDoorContract extends OrdersFixture {
         assertThat(order(43)).isEqualTo(new Order(43, "pending", 100, 50));
     }
 
+    /**
+     * Issue 29: a bulk insert of 10,000 literal rows (what loaders and ORMs send) is fenced, not
+     * refused for the analysis's time: its rows share one shape, planned from templates of one to
+     * three rows without JSqlParser reading the rows. Through a Statement and a PreparedStatement,
+     * every row lands with its writer's fence, read back raw.
+     */
+    @Test
+    void aTenThousandRowLiteralInsertIsFencedNotRefused() throws SQLException {
+        Connection connection = connection();
+        try (Fence.Scope scope = Fence.enter(77); Statement statement = connection.createStatement()) {
+            assertThat(statement.executeUpdate(bulkInsert(0, 10_000))).isEqualTo(10_000);
+        }
+        try (Fence.Scope scope = Fence.enter(78);
+             PreparedStatement insert = connection.prepareStatement(bulkInsert(10_000, 10_000))) {
+            assertThat(insert.executeUpdate()).isEqualTo(10_000);
+        }
+        try (Connection raw = raw().getConnection(); Statement statement = raw.createStatement();
+             ResultSet rows = statement.executeQuery("SELECT last_fence, COUNT(*), MIN(id), MAX(id), SUM(amount),"
+                     + " COUNT(DISTINCT status) FROM orders GROUP BY last_fence ORDER BY last_fence")) {
+            assertThat(rows.next()).isTrue();
+            assertThat(new long[] {rows.getLong(1), rows.getLong(2), rows.getLong(3), rows.getLong(4), rows.getLong(5),
+                    rows.getLong(6)}).containsExactly(77, 10_000, 0, 9_999, 2L * 9_999 * 10_000 / 2, 7);
+            assertThat(rows.next()).isTrue();
+            assertThat(new long[] {rows.getLong(1), rows.getLong(2), rows.getLong(3), rows.getLong(4), rows.getLong(5),
+                    rows.getLong(6)}).containsExactly(78, 10_000, 10_000, 19_999, 2L * (10_000 + 19_999) * 10_000 / 2, 7);
+            assertThat(rows.next()).isFalse();
+        }
+        assertThat(order(4_242)).isEqualTo(new Order(4_242, "bulk " + 4_242 % 7, 8_484, 77));
+        assertThat(order(19_999)).isEqualTo(new Order(19_999, "bulk " + 19_999 % 7, 39_998, 78));
+    }
+
+    /** {@code INSERT INTO orders (id, status, amount) VALUES (id, 'bulk id % 7', 2 * id), ..} for {@code rows} ids from {@code first}. */
+    static String bulkInsert(long first, int rows) {
+        StringBuilder sql = new StringBuilder("INSERT INTO orders (id, status, amount) VALUES ");
+        for (long id = first; id < first + rows; id++) {
+            sql.append(id == first ? "" : ", ").append('(').append(id).append(", 'bulk ").append(id % 7).append("', ")
+                    .append(2 * id).append(')');
+        }
+        return sql.toString();
+    }
+
     Long orderCustomer(long id) throws SQLException {
         try (Connection connection = raw().getConnection();
              PreparedStatement select = connection.prepareStatement("SELECT cid FROM orders WHERE id = ?")) {
