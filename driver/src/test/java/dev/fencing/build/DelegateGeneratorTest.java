@@ -393,7 +393,7 @@ class DelegateGeneratorTest {
     private static final String KEEP_HOOKS = "    public final java.util.List<Object> kept = new java.util.ArrayList<>();\n"
             + "    boolean keepsValues() { return true; }\n"
             + "    void keepValue(int i, Object value) { kept.add(i); kept.add(java.util.Arrays.asList(value)); }\n"
-            + "    void keep(int i, Replay replay) { kept.add(i); kept.add(replay); }\n"
+            + "    void keep(int i, Object value, Replay replay) { kept.add(i); kept.add(replay); }\n"
             + "    void keepUnrepeatable(int i) { kept.add(i); kept.add(\"unrepeatable\"); }\n";
 
     private static final String CONVERT_HOOKS = "    public final java.util.List<Object> converted = new java.util.ArrayList<>();\n"
