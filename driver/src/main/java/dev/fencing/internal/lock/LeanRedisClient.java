@@ -30,8 +30,26 @@ import java.util.function.Supplier;
  * may override that method", and {@code newRedisSyncCommandsImpl} /
  * {@code newRedisReactiveCommandsImpl}, "Can be overriden to extend"), the same from Lettuce
  * 6.6 to 7.x, and {@code sync()} and {@code reactive()} still answer, built when first asked.
+ * Lettuce 6.5 alone lacks the connection constructor this calls ({@link #fitsThisLettuce()}).
  */
 final class LeanRedisClient extends RedisClient {
+
+    /**
+     * Whether this Lettuce has the connection constructors the lean connections call (every
+     * version from 6.6 on, and before 6.5); where it does not, {@link RedisConnections} uses
+     * Lettuce's own client, which costs more at the first connection and works the same.
+     */
+    static boolean fitsThisLettuce() {
+        try {
+            StatefulRedisConnectionImpl.class.getConstructor(RedisChannelWriter.class, PushHandler.class, RedisCodec.class,
+                    Duration.class);
+            StatefulRedisPubSubConnectionImpl.class.getConstructor(PubSubEndpoint.class, RedisChannelWriter.class,
+                    RedisCodec.class, Duration.class);
+            return true;
+        } catch (NoSuchMethodException e) {
+            return false;
+        }
+    }
 
     LeanRedisClient(ClientResources resources) {
         // The URI-less client of RedisClient.create(resources): each connect names its URI.

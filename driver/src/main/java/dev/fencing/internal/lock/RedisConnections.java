@@ -94,7 +94,8 @@ public final class RedisConnections implements AutoCloseable {
                     .build());
             this.client = cluster;
         } else {
-            RedisClient standalone = new LeanRedisClient(resources);
+            RedisClient standalone = LeanRedisClient.fitsThisLettuce() ? new LeanRedisClient(resources)
+                    : RedisClient.create(resources);
             standalone.setOptions(ClientOptions.builder()
                     .socketOptions(socket)
                     .timeoutOptions(timeouts)

@@ -51,6 +51,11 @@ class LeanRedisClientTest {
     }
 
     @Test
+    void theLettuceOfTheBuildTakesTheLeanConnections() {
+        assertThat(LeanRedisClient.fitsThisLettuce()).isTrue();
+    }
+
+    @Test
     void aCommandConnectionAnswersOnEveryInterface() throws Exception {
         try (StatefulRedisConnection<String, String> connection = client.connect(StringCodec.UTF8, uri)) {
             assertThat(connection).isInstanceOf(LeanRedisClient.Connection.class);
