@@ -15,9 +15,11 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -46,8 +48,17 @@ class RedisLuaScriptsTest {
         client.shutdown();
     }
 
+    /** The script run as RedisLockStore runs it: asynchronously, with a time limit. */
+    private static long run(LuaScript script, String[] keys, String... args) {
+        try {
+            return script.run(connection.async(), Duration.ofSeconds(5), keys, args);
+        } catch (TimeoutException e) {
+            throw new AssertionError("Redis did not answer Lua script " + script.name() + " within 5 s", e);
+        }
+    }
+
     private static long acquire(String resource, String owner, long ttlMillis) {
-        return LuaScript.ACQUIRE.run(redis, new String[] {KEYS.lock(resource), KEYS.fence(resource)}, owner,
+        return run(LuaScript.ACQUIRE, new String[] {KEYS.lock(resource), KEYS.fence(resource)}, owner,
                 Long.toString(ttlMillis));
     }
 
@@ -131,15 +142,15 @@ class RedisLuaScriptsTest {
             pubSub.sync().subscribe(KEYS.releaseChannel(resource));
 
             String[] lock = {KEYS.lock(resource)};
-            assertThat(LuaScript.RELEASE.run(redis, lock, "someone-else", KEYS.releaseChannel(resource), "1")).isZero();
+            assertThat(run(LuaScript.RELEASE, lock, "someone-else", KEYS.releaseChannel(resource), "1")).isZero();
             assertThat(redis.get(KEYS.lock(resource))).isEqualTo("owner-1");
 
-            assertThat(LuaScript.RELEASE.run(redis, lock, "owner-1", KEYS.releaseChannel(resource), "1")).isEqualTo(1);
+            assertThat(run(LuaScript.RELEASE, lock, "owner-1", KEYS.releaseChannel(resource), "1")).isEqualTo(1);
             assertThat(redis.exists(KEYS.lock(resource))).isZero();
             assertThat(heard.poll(5, TimeUnit.SECONDS)).isEqualTo(KEYS.releaseChannel(resource) + "=1");
             assertThat(redis.exists(KEYS.fence(resource))).as("the counter stays").isEqualTo(1);
 
-            assertThat(LuaScript.RELEASE.run(redis, lock, "owner-1", KEYS.releaseChannel(resource), "1"))
+            assertThat(run(LuaScript.RELEASE, lock, "owner-1", KEYS.releaseChannel(resource), "1"))
                     .as("releasing twice").isZero();
             assertThat(heard.poll(100, TimeUnit.MILLISECONDS)).as("nothing announced for nothing released").isNull();
         }
@@ -150,14 +161,14 @@ class RedisLuaScriptsTest {
         String resource = "extend-" + System.nanoTime();
         acquire(resource, "owner-1", 1_000);
         String[] lock = {KEYS.lock(resource)};
-        assertThat(LuaScript.EXTEND.run(redis, lock, "someone-else", "60000")).isZero();
+        assertThat(run(LuaScript.EXTEND, lock, "someone-else", "60000")).isZero();
         assertThat(redis.pttl(KEYS.lock(resource))).isLessThanOrEqualTo(1_000);
 
-        assertThat(LuaScript.EXTEND.run(redis, lock, "owner-1", "60000")).isEqualTo(1);
+        assertThat(run(LuaScript.EXTEND, lock, "owner-1", "60000")).isEqualTo(1);
         assertThat(redis.pttl(KEYS.lock(resource))).isGreaterThan(1_000);
 
         redis.del(KEYS.lock(resource));
-        assertThat(LuaScript.EXTEND.run(redis, lock, "owner-1", "60000")).isZero();
+        assertThat(run(LuaScript.EXTEND, lock, "owner-1", "60000")).isZero();
         assertThat(redis.exists(KEYS.lock(resource))).isZero();
     }
 

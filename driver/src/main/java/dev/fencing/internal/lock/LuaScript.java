@@ -5,7 +5,6 @@ import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
-import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -13,8 +12,8 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeoutException;
 
 /**
@@ -53,49 +52,45 @@ public final class LuaScript {
         }
     }
 
-    /** The lock's scripts, in the order they are loaded ahead of their first use. */
-    public static final java.util.List<LuaScript> ALL = java.util.List.of(ACQUIRE, RELEASE, EXTEND);
+    /** The lock's scripts, loaded ahead of their first use. */
+    public static final List<LuaScript> ALL = List.of(ACQUIRE, RELEASE, EXTEND);
 
     /**
-     * Sends the script with {@code SCRIPT LOAD} (in a cluster, to every master), so that its
-     * first run is one {@code EVALSHA} instead of three round trips ({@code NOSCRIPT},
-     * {@code SCRIPT LOAD}, {@code EVALSHA}).
+     * Sends every script with {@code SCRIPT LOAD} (in a cluster, to every master), all three
+     * before waiting for the first answer, so that each script's first run is one
+     * {@code EVALSHA} instead of three round trips ({@code NOSCRIPT}, {@code SCRIPT LOAD},
+     * {@code EVALSHA}).
      *
-     * @throws IllegalStateException if Redis names the script by another SHA-1 than this
-     *         process computed (the text reached it changed): the script would never run
+     * @throws TimeoutException when Redis did not answer within {@code timeout}
+     * @throws RedisException when Redis failed a load
+     * @throws IllegalStateException if Redis names a script by another SHA-1 than this process
+     *         computed (the text reached it changed): the script would never run
      */
-    void load(RedisClusterCommands<String, String> commands) {
-        String loaded = commands.scriptLoad(source);
-        if (!sha1.equals(loaded)) {
-            throw new IllegalStateException("Redis loaded Lua script " + name + " as " + loaded + ", expected " + sha1);
+    static void loadAll(RedisClusterAsyncCommands<String, String> commands, Duration timeout) throws TimeoutException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        List<RedisFuture<String>> loads = new ArrayList<>(ALL.size());
+        for (LuaScript script : ALL) {
+            loads.add(commands.scriptLoad(script.source));
         }
-    }
-
-    /** Runs the script; its result must be an integer. */
-    public long run(RedisClusterCommands<String, String> commands, String[] keys, String... args) {
-        Long result;
-        try {
-            result = commands.evalsha(sha1, ScriptOutputType.INTEGER, keys, args);
-        } catch (RedisNoScriptException e) {
-            commands.scriptLoad(source);
-            result = commands.evalsha(sha1, ScriptOutputType.INTEGER, keys, args);
+        for (int i = 0; i < loads.size(); i++) {
+            LuaScript script = ALL.get(i);
+            String loaded = script.await(loads.get(i), deadline);
+            if (!script.sha1.equals(loaded)) {
+                throw new IllegalStateException("Redis loaded Lua script " + script.name + " as " + loaded + ", expected "
+                        + script.sha1);
+            }
         }
-        if (result == null) {
-            throw new IllegalStateException("Lua script " + name + " returned no integer");
-        }
-        return result;
     }
 
     /**
      * Runs the script, waiting at most {@code timeout} for its result (which must be an
-     * integer): a call with a time limit of its own, shorter than the connection's command
-     * timeout. The command is not taken back when the time runs out; the caller must treat
-     * its outcome as unknown.
+     * integer). When the time runs out, the command is cancelled if it was not sent yet; if it
+     * was, its outcome is unknown, and the caller must treat it so.
      *
      * @throws TimeoutException when no result came within {@code timeout}
      * @throws RedisException when Redis failed the command
      */
-    public long runWithin(RedisClusterAsyncCommands<String, String> commands, Duration timeout, String[] keys, String... args)
+    public long run(RedisClusterAsyncCommands<String, String> commands, Duration timeout, String[] keys, String... args)
             throws TimeoutException {
         long deadline = System.nanoTime() + timeout.toNanos();
         try {
@@ -107,22 +102,11 @@ public final class LuaScript {
     }
 
     private <T> T await(RedisFuture<T> future, long deadline) throws TimeoutException {
-        try {
-            T result = future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-            if (result == null) {
-                throw new IllegalStateException("Lua script " + name + " returned no result");
-            }
-            return result;
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof RedisException) {
-                throw (RedisException) cause;
-            }
-            throw new RedisException(cause);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new RedisException("interrupted while waiting for Lua script " + name, e);
+        T result = RedisConnections.await(future, deadline);
+        if (result == null) {
+            throw new IllegalStateException("Lua script " + name + " returned no result");
         }
+        return result;
     }
 
     public String name() {

@@ -7,6 +7,7 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
@@ -18,7 +19,6 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
-import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.pubsub.RedisPubSubListener;
@@ -28,16 +28,24 @@ import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The Lettuce client and connections of one {@link dev.fencing.lock.RedisFencedLocks}: one multiplexed
  * connection for commands and one for release notifications. {@link #open()} opens both when
- * the locks are built, so that the first acquire costs what a later one does: a Lettuce
- * connection's first opening in a JVM costs about a second of class loading and set-up (its
- * command interfaces' proxies, their method maps, its JFR events). A Redis that is down then
- * is no error: each connection is opened again on first use, so that an application can start
- * while Redis is down.
+ * the locks are built, so that the first acquire costs what a later one does. A Redis that is
+ * down then is no error: each connection is opened again on first use, so that an application
+ * can start while Redis is down.
+ *
+ * <p>A Lettuce client's first connection in a JVM costs about a second of CPU, nearly all of it
+ * class loading and set-up inside Lettuce. Two parts of it buy nothing here, and are left out:
+ * the synchronous and reactive command interfaces that every connection builds when it opens
+ * (this class uses the asynchronous one alone; {@link LeanRedisClient}), and the Reactor sink
+ * and scheduler of Lettuce's event bus, whose events nobody here subscribes to
+ * ({@link RecordingEventBus}; Lettuce's JFR events are still recorded). A Redis Cluster client
+ * keeps Lettuce's own connections.
  *
  * <p>Commands fail at once while a connection is down ({@code REJECT_COMMANDS}) instead of
  * queueing until Redis is back: an acquire should fail clearly, not hang. Lettuce reconnects
@@ -46,6 +54,7 @@ import java.util.concurrent.TimeUnit;
 public final class RedisConnections implements AutoCloseable {
 
     private final RedisAddress address;
+    private final Duration commandTimeout;
     private final ClientResources resources;
     private final AbstractRedisClient client;
     private final RedisPubSubListener<String, String> releaseListener;
@@ -62,12 +71,14 @@ public final class RedisConnections implements AutoCloseable {
      */
     RedisConnections(RedisAddress address, Duration commandTimeout, RedisPubSubListener<String, String> releaseListener) {
         this.address = address;
+        this.commandTimeout = commandTimeout;
         this.releaseListener = releaseListener;
         for (RedisURI uri : address.uris()) {
             uri.setTimeout(commandTimeout);
         }
         this.resources = DefaultClientResources.builder()
                 .reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
+                .eventBus(new RecordingEventBus())
                 .build();
         SocketOptions socket = SocketOptions.builder().connectTimeout(commandTimeout).build();
         TimeoutOptions timeouts = TimeoutOptions.enabled(commandTimeout);
@@ -83,7 +94,8 @@ public final class RedisConnections implements AutoCloseable {
                     .build());
             this.client = cluster;
         } else {
-            RedisClient standalone = RedisClient.create(resources);
+            RedisClient standalone = LeanRedisClient.fitsThisLettuce() ? new LeanRedisClient(resources)
+                    : RedisClient.create(resources);
             standalone.setOptions(ClientOptions.builder()
                     .socketOptions(socket)
                     .timeoutOptions(timeouts)
@@ -107,12 +119,11 @@ public final class RedisConnections implements AutoCloseable {
      */
     void open() {
         try {
-            RedisClusterCommands<String, String> commands = commands();
-            for (LuaScript script : LuaScript.ALL) {
-                script.load(commands);
-            }
-        } catch (LockStoreException | RedisException e) {
-            String reason = e instanceof RedisException ? failure((RedisException) e).getMessage() : e.getMessage();
+            LuaScript.loadAll(commands(), commandTimeout);
+        } catch (LockStoreException | RedisException | TimeoutException e) {
+            String reason = e instanceof RedisException ? failure((RedisException) e).getMessage()
+                    : e instanceof TimeoutException ? timedOut("the scripts' loading", commandTimeout).getMessage()
+                    : e.getMessage();
             System.getLogger(RedisConnections.class.getName()).log(System.Logger.Level.WARNING,
                     () -> "not connected yet (acquires will try again): " + reason);
             return;
@@ -127,17 +138,12 @@ public final class RedisConnections implements AutoCloseable {
         });
     }
 
-    /** Commands routed by key (in a cluster, to the node serving the key's slot). */
-    RedisClusterCommands<String, String> commands() {
-        StatefulConnection<String, String> current = connection();
-        if (current instanceof StatefulRedisClusterConnection) {
-            return ((StatefulRedisClusterConnection<String, String>) current).sync();
-        }
-        return ((StatefulRedisConnection<String, String>) current).sync();
-    }
-
-    /** The same commands, asynchronous: for calls with a time limit of their own. */
-    RedisClusterAsyncCommands<String, String> asyncCommands() {
+    /**
+     * Commands routed by key (in a cluster, to the node serving the key's slot). Every call
+     * here is asynchronous with a time limit of its own ({@link #await}): Lettuce's synchronous
+     * interface is never built (see {@link LeanRedisClient}).
+     */
+    RedisClusterAsyncCommands<String, String> commands() {
         StatefulConnection<String, String> current = connection();
         if (current instanceof StatefulRedisClusterConnection) {
             return ((StatefulRedisClusterConnection<String, String>) current).async();
@@ -150,10 +156,10 @@ public final class RedisConnections implements AutoCloseable {
      * counts the replicas that have every write of the connection it is sent on, so the
      * write and its {@code WAIT} must share a connection to one node.
      */
-    RedisClusterCommands<String, String> commandsOnNodeOf(String key) {
+    RedisClusterAsyncCommands<String, String> commandsOnNodeOf(String key) {
         StatefulConnection<String, String> current = connection();
         if (!(current instanceof StatefulRedisClusterConnection)) {
-            return ((StatefulRedisConnection<String, String>) current).sync();
+            return ((StatefulRedisConnection<String, String>) current).async();
         }
         StatefulRedisClusterConnection<String, String> cluster = (StatefulRedisClusterConnection<String, String>) current;
         RedisClusterNode node = cluster.getPartitions().getMasterBySlot(SlotHash.getSlot(key));
@@ -161,7 +167,7 @@ public final class RedisConnections implements AutoCloseable {
             throw new LockStoreException("Redis cluster at " + address + " has no master for the slot of " + key, null);
         }
         try {
-            return cluster.getConnection(node.getNodeId()).sync();
+            return cluster.getConnection(node.getNodeId()).async();
         } catch (RedisException e) {
             throw failure(e);
         }
@@ -205,6 +211,32 @@ public final class RedisConnections implements AutoCloseable {
                 }
             }
             return connection;
+        }
+    }
+
+    /**
+     * The result of {@code future}, waiting until {@code deadline} ({@link System#nanoTime()}):
+     * what Lettuce's synchronous interface does, with the caller's time limit. A command still
+     * unsent when the time runs out is cancelled; one already sent has an unknown outcome.
+     *
+     * @throws TimeoutException when the deadline passed first
+     * @throws RedisException when Redis failed the command, or the wait was interrupted
+     */
+    static <T> T await(RedisFuture<T> future, long deadline) throws TimeoutException {
+        try {
+            return future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            future.cancel(false);
+            throw e;
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof RedisException) {
+                throw (RedisException) cause;
+            }
+            throw new RedisException(cause);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new RedisException("interrupted while waiting for Redis", e);
         }
     }
 

@@ -6,7 +6,7 @@ import dev.fencing.lock.spi.LeaseEvents;
 import dev.fencing.lock.spi.LockStore;
 import dev.fencing.lock.spi.Tenure;
 import io.lettuce.core.RedisException;
-import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Duration;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeoutException;
@@ -73,36 +73,43 @@ public final class RedisLockStore implements LockStore {
     @Override
     public Attempt tryAcquire(String resource, String owner, long ttlMillis, Duration timeout) {
         String lockKey = keys.lock(resource);
-        RedisClusterCommands<String, String> commands = commandsFor(lockKey);
+        RedisClusterAsyncCommands<String, String> commands = commandsFor(lockKey);
         long result;
         try {
-            result = LuaScript.ACQUIRE.run(commands, new String[] {lockKey, keys.fence(resource)},
+            result = LuaScript.ACQUIRE.run(commands, timeout, new String[] {lockKey, keys.fence(resource)},
                     owner, Long.toString(ttlMillis));
-        } catch (RedisException e) {
+        } catch (TimeoutException e) {
             // The reply is lost, not necessarily the lock: if the script ran, the lock is held
             // in nobody's name until its TTL passes.
+            throw connections.timedOut("the acquire of lock '" + resource + "'", timeout);
+        } catch (RedisException e) {
             throw connections.failure(e);
         }
         if (result <= 0) {
             return Attempt.held(-result);
         }
         if (replicas > 0) {
-            confirmReplicated(commands, resource, owner, result);
+            confirmReplicated(commands, resource, owner, result, timeout);
         }
         return Attempt.acquired(result);
     }
 
     /** Fails closed: a fence that too few replicas know of is released, never handed out. */
-    private void confirmReplicated(RedisClusterCommands<String, String> commands, String resource, String owner, long fence) {
+    private void confirmReplicated(RedisClusterAsyncCommands<String, String> commands, String resource, String owner,
+            long fence, Duration timeout) {
         long acknowledged;
         try {
-            acknowledged = commands.waitForReplication(replicas, replicaTimeoutMillis);
+            acknowledged = RedisConnections.await(commands.waitForReplication(replicas, replicaTimeoutMillis),
+                    System.nanoTime() + timeout.toNanos());
+        } catch (TimeoutException e) {
+            releaseQuietly(commands, resource, owner, fence, timeout);
+            throw connections.timedOut("WAIT after the acquire of lock '" + resource + "'", timeout);
         } catch (RedisException e) {
-            releaseQuietly(commands, resource, owner, fence);
+            releaseQuietly(commands, resource, owner, fence, timeout);
             throw connections.failure(e);
         }
         if (acknowledged < replicas) {
-            releaseQuietly(commands, resource, owner, fence);
+            releaseQuietly(commands, resource, owner, fence, timeout);
             throw new LockAcquisitionException(resource, LockAcquisitionException.Reason.NOT_REPLICATED,
                     "could not acquire lock '" + resource + "': only " + acknowledged + " of " + replicas
                             + " replicas of Redis at " + connections.address() + " acknowledged fence " + fence
@@ -111,29 +118,22 @@ public final class RedisLockStore implements LockStore {
         }
     }
 
-    private void releaseQuietly(RedisClusterCommands<String, String> commands, String resource, String owner, long fence) {
+    private void releaseQuietly(RedisClusterAsyncCommands<String, String> commands, String resource, String owner, long fence,
+            Duration timeout) {
         try {
-            runRelease(commands, resource, owner, fence);
-        } catch (RuntimeException e) {
+            runRelease(commands, resource, owner, fence, timeout);
+        } catch (RuntimeException | TimeoutException e) {
             // The lock expires by its TTL; the acquire fails either way.
         }
     }
 
     @Override
     public boolean release(Tenure tenure, Duration timeout) {
-        if (replicas > 0) {
-            // On the connection of the acquire's node, whose commands may wait behind a WAIT.
-            try {
-                return runRelease(commandsFor(keys.lock(tenure.resource())), tenure.resource(), tenure.owner(),
-                        tenure.fence());
-            } catch (RedisException e) {
-                throw connections.failure(e);
-            }
-        }
         try {
-            return LuaScript.RELEASE.runWithin(connections.asyncCommands(), timeout,
-                    new String[] {keys.lock(tenure.resource())}, tenure.owner(), keys.releaseChannel(tenure.resource()),
-                    Long.toString(tenure.fence())) == 1;
+            // With replicas, on the connection of the acquire's node, whose commands may wait
+            // behind a WAIT.
+            return runRelease(commandsFor(keys.lock(tenure.resource())), tenure.resource(), tenure.owner(), tenure.fence(),
+                    timeout);
         } catch (TimeoutException e) {
             throw connections.timedOut("the release of lock '" + tenure.resource() + "'", timeout);
         } catch (RedisException e) {
@@ -141,8 +141,9 @@ public final class RedisLockStore implements LockStore {
         }
     }
 
-    private boolean runRelease(RedisClusterCommands<String, String> commands, String resource, String owner, long fence) {
-        return LuaScript.RELEASE.run(commands, new String[] {keys.lock(resource)},
+    private boolean runRelease(RedisClusterAsyncCommands<String, String> commands, String resource, String owner, long fence,
+            Duration timeout) throws TimeoutException {
+        return LuaScript.RELEASE.run(commands, timeout, new String[] {keys.lock(resource)},
                 owner, keys.releaseChannel(resource), Long.toString(fence)) == 1;
     }
 
@@ -157,7 +158,7 @@ public final class RedisLockStore implements LockStore {
         try {
             // Asynchronous with a deadline of its own: a renewal may have less time than the
             // command timeout (its lease runs out sooner), and never waits longer than that.
-            return LuaScript.EXTEND.runWithin(connections.asyncCommands(), timeout, new String[] {lockKey},
+            return LuaScript.EXTEND.run(connections.commands(), timeout, new String[] {lockKey},
                     tenure.owner(), Long.toString(tenure.ttlMillis())) == 1;
         } catch (TimeoutException e) {
             throw connections.timedOut("the renewal of lock '" + tenure.resource() + "'", timeout);
@@ -166,7 +167,7 @@ public final class RedisLockStore implements LockStore {
         }
     }
 
-    private RedisClusterCommands<String, String> commandsFor(String lockKey) {
+    private RedisClusterAsyncCommands<String, String> commandsFor(String lockKey) {
         return replicas > 0 ? connections.commandsOnNodeOf(lockKey) : connections.commands();
     }
 
