@@ -110,6 +110,9 @@ final class ZeroRowQueries {
                 readTables.add(tables.get(k));
             }
         }
+        if (reads.isEmpty()) {
+            return null;
+        }
         ZeroRowCheck next = null;
         for (int first = (reads.size() - 1) / READS_PER_QUERY * READS_PER_QUERY; first >= 0; first -= READS_PER_QUERY) {
             int end = Math.min(reads.size(), first + READS_PER_QUERY);

@@ -137,6 +137,22 @@ class BlockedStaleWritesTest {
                         new Object[] {1, "x", 7}, ROWS, "", ""));
     }
 
+    /** Forms whose fenced write names no row by key: not read after they ran, so a stale fence changes nothing quietly. */
+    static List<Form> unkeyed() {
+        return List.of(
+                new Form("update in a CTE without a key", POSTGRES, Call.QUERY_FIRST_ROW,
+                        "WITH u AS (UPDATE orders SET amount = ? WHERE amount > ? RETURNING id) SELECT count(*) FROM u",
+                        new Object[] {7, 0}, ROWS, "1:paid:7:20,2:paid:7:20", "1:paid:100:10,2:paid:200:10"),
+                new Form("several statements without a key", SEVERAL, Call.STATEMENT_EXECUTE,
+                        "UPDATE notes SET body = 'touched' WHERE id = 1; UPDATE orders SET amount = 7 WHERE amount > 0",
+                        new Object[0], ROWS + "|" + NOTES, "1:paid:7:20,2:paid:7:20|1:touched",
+                        "1:paid:100:10,2:paid:200:10|1:touched"));
+    }
+
+    static Stream<Arguments> unkeyedCases() {
+        return casesOf(unkeyed());
+    }
+
     static Stream<Arguments> cases() {
         return casesOf(forms());
     }
@@ -247,6 +263,20 @@ class BlockedStaleWritesTest {
         }
 
         assertThat(read(db, ROWS)).isEqualTo(before);
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("unkeyedCases")
+    void aFormThatNamesNoRowByKeyStaysAsItWas(Db db, Form form) throws SQLException {
+        try (Fence.Scope ignored = Fence.enter(STALE)) {
+            run(db, form);
+        }
+        assertThat(read(db, form.check)).isEqualTo(form.stale);
+
+        try (Fence.Scope ignored = Fence.enter(CURRENT)) {
+            run(db, form);
+        }
+        assertThat(read(db, form.check)).isEqualTo(form.current);
     }
 
     private void run(Db db, Form form) throws SQLException {
