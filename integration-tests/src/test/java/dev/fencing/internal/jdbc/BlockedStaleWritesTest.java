@@ -284,7 +284,7 @@ class BlockedStaleWritesTest {
             switch (form.call) {
                 case QUERY_FIRST_ROW, QUERY_ALL_ROWS -> {
                     try (PreparedStatement statement = connection.prepareStatement(form.sql)) {
-                        bind(statement, form.parameters);
+                        FencedWriteFormsTest.bind(statement, form.parameters);
                         try (ResultSet rows = statement.executeQuery()) {
                             boolean more = rows.next();
                             while (more && form.call == Call.QUERY_ALL_ROWS) {
@@ -305,7 +305,7 @@ class BlockedStaleWritesTest {
                 }
                 case PREPARED_EXECUTE, PREPARED_UPDATE -> {
                     try (PreparedStatement statement = connection.prepareStatement(form.sql)) {
-                        bind(statement, form.parameters);
+                        FencedWriteFormsTest.bind(statement, form.parameters);
                         if (form.call == Call.PREPARED_EXECUTE) {
                             statement.execute();
                         } else {
@@ -314,12 +314,6 @@ class BlockedStaleWritesTest {
                     }
                 }
             }
-        }
-    }
-
-    private static void bind(PreparedStatement statement, Object[] values) throws SQLException {
-        for (int i = 0; i < values.length; i++) {
-            statement.setObject(i + 1, values[i]);
         }
     }
 

@@ -321,7 +321,8 @@ class FencedWriteFormsTest {
         }
     }
 
-    private static void bind(PreparedStatement statement, Object[] values) throws SQLException {
+    /** Binds {@code values} to parameters 1..n with {@code setObject}; shared with {@link BlockedStaleWritesTest}. */
+    static void bind(PreparedStatement statement, Object[] values) throws SQLException {
         for (int i = 0; i < values.length; i++) {
             statement.setObject(i + 1, values[i]);
         }
