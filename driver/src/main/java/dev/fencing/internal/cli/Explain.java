@@ -47,7 +47,12 @@ final class Explain {
                 out.append("fence at:   ").append(Arrays.toString(plan.fenceIndexes())).append('\n');
                 out.append("plain Statement with fence 42: ").append(plan.renderWithFence(42)).append('\n');
                 ZeroRowCheck check = plan.zeroRowCheck();
-                out.append("zero rows:  ").append(config.onZeroRows() == FencingConfig.ZeroRows.RAISE
+                out.append("zero rows:  ").append(check != null && check.method() == ZeroRowCheck.Method.KEYS_AFTER_STATEMENT
+                        ? (check.expectedRows() < 0 ? "after it ran" : "when fewer than " + check.expectedRows()
+                        + " rows changed") + ", stale when a row its writes name by key holds a newer fence: "
+                        + check.query() + (check.more() == null ? "" : " (and more queries)") + " (application parameters "
+                        + Arrays.toString(check.queryParameters()) + ")"
+                        : config.onZeroRows() == FencingConfig.ZeroRows.RAISE
                         ? "raise StaleFenceException"
                         : check == null ? "returned as the database reported (no diagnosis for this form)"
                         : check.method() == ZeroRowCheck.Method.EXPECTED_ROWS

@@ -42,8 +42,19 @@ public final class BoundValues {
      */
     public static BoundValues forPlan(FencePlan plan, FencingConfig config) {
         ZeroRowCheck check = plan.zeroRowCheck();
-        if (plan.kind() != FencePlan.Kind.FENCED || check == null
-                || check.method() != ZeroRowCheck.Method.NEWEST_FENCE_QUERY
+        if (plan.kind() != FencePlan.Kind.FENCED || check == null) {
+            return null;
+        }
+        if (check.method() == ZeroRowCheck.Method.KEYS_AFTER_STATEMENT) {
+            // read in both zero-row modes
+            for (ZeroRowCheck part = check; part != null; part = part.more()) {
+                if (part.queryParameterCount() > 0) {
+                    return new BoundValues(plan.parameterCount());
+                }
+            }
+            return null;
+        }
+        if (check.method() != ZeroRowCheck.Method.NEWEST_FENCE_QUERY
                 || check.queryParameterCount() == 0
                 || config.onZeroRows() != FencingConfig.ZeroRows.DIAGNOSE) {
             return null;

@@ -25,6 +25,10 @@ import java.util.OptionalLong;
  *       its key conjuncts identify ({@link ZeroRowCheck#byKey()}). Anything else (no matching row, no check, a value that cannot be bound
  *       again) returns the database's count unchanged.</li>
  * </ul>
+ * Forms whose count cannot show what their fenced writes changed (CTE writes, several statements,
+ * upserts with a WHERE of their own: {@link ZeroRowCheck.Method#KEYS_AFTER_STATEMENT}) are read
+ * after they ran, in both modes: a row their writes name by key holding a newer fence is stale,
+ * and the exception says the statement's other effects stand.
  * One instance serves one write or one batch, reusing the query's statement across entries.
  */
 public final class ZeroRowDiagnosis implements AutoCloseable {
@@ -66,8 +70,17 @@ public final class ZeroRowDiagnosis implements AutoCloseable {
 
     /** False when {@code count} rows is certainly what a current fence would have changed: no query needed. */
     public static boolean mayBeStale(FencingConfig config, FencePlan plan, long count) {
-        if (plan.kind() != FencePlan.Kind.FENCED || count < 0 || !plan.countIsTheFencedWrite()) {
-            // not fenced; Statement.SUCCESS_NO_INFO or EXECUTE_FAILED; or a count of another statement
+        if (plan.kind() != FencePlan.Kind.FENCED) {
+            return false;
+        }
+        ZeroRowCheck keys = plan.zeroRowCheck();
+        if (keys != null && keys.method() == ZeroRowCheck.Method.KEYS_AFTER_STATEMENT) {
+            // the count cannot tell (CTE writes, several statements), or tells that a proposed row was not written
+            return count != java.sql.Statement.EXECUTE_FAILED
+                    && (!plan.countIsTheFencedWrite() || count < 0 || count < keys.expectedRows());
+        }
+        if (count < 0 || !plan.countIsTheFencedWrite()) {
+            // Statement.SUCCESS_NO_INFO or EXECUTE_FAILED; or a count of another statement
             return false;
         }
         if (count == 0) {
@@ -86,8 +99,12 @@ public final class ZeroRowDiagnosis implements AutoCloseable {
         if (check != null && check.method() == ZeroRowCheck.Method.EXPECTED_ROWS && count < check.expectedRows()) {
             return new StaleFenceException(fence, OptionalLong.empty(), plan.fencedTable());
         }
-        if (config.onZeroRows() == FencingConfig.ZeroRows.RAISE) {
+        if (config.onZeroRows() == FencingConfig.ZeroRows.RAISE && (count == 0 && plan.countIsTheFencedWrite()
+                || check == null || check.method() != ZeroRowCheck.Method.KEYS_AFTER_STATEMENT)) {
             return new StaleFenceException(fence, OptionalLong.empty(), plan.fencedTable());
+        }
+        if (check != null && check.method() == ZeroRowCheck.Method.KEYS_AFTER_STATEMENT) {
+            return staleByKeys(check, fence, values);
         }
         if (check == null || check.method() != ZeroRowCheck.Method.NEWEST_FENCE_QUERY) {
             return null;
@@ -123,6 +140,9 @@ public final class ZeroRowDiagnosis implements AutoCloseable {
      */
     public StaleFenceException staleWithUnknownCount(FencePlan plan, long fence, Object[] values, int entry) throws SQLException {
         ZeroRowCheck check = plan.zeroRowCheck();
+        if (check != null && check.method() == ZeroRowCheck.Method.KEYS_AFTER_STATEMENT) {
+            return staleByKeys(check, fence, values); // read after the statement whatever its count
+        }
         if (check == null || check.method() != ZeroRowCheck.Method.NEWEST_FENCE_QUERY) {
             throw unknownCount(plan, entry, "no query can tell it");
         }
@@ -165,6 +185,53 @@ public final class ZeroRowDiagnosis implements AutoCloseable {
                 + " and the JDBC driver returned SUCCESS_NO_INFO for it, so whether the fence rejected it is unknown ("
                 + why + "); the batch ran, roll the transaction back: run fenced batches with counts (MariaDB "
                 + "Connector/J: useBulkStmts=false; pgjdbc: reWriteBatchedInserts=false)");
+    }
+
+    /**
+     * {@link ZeroRowCheck.Method#KEYS_AFTER_STATEMENT}, after the statement ran: stale when a row a
+     * fenced write of it names by key holds a fence newer than the statement's. A newer fence there
+     * either stopped the write or arrived after it: the holder is stale either way. A row holding
+     * this very fence tells nothing (the write may have set it), so under {@code strictly-newer} a
+     * second write with one fence is not reported here. Null when none does, or when a value
+     * cannot be bound again.
+     */
+    private StaleFenceException staleByKeys(ZeroRowCheck check, long fence, Object[] values) throws SQLException {
+        for (ZeroRowCheck part = check; part != null; part = part.more()) {
+            PreparedStatement statement = queryFor(part.query());
+            if (!BoundValues.bind(values, part, statement)) {
+                return null;
+            }
+            try (ResultSet rows = statement.executeQuery()) {
+                if (!rows.next()) {
+                    continue;
+                }
+                for (int column = 1; column <= part.columns(); column++) {
+                    long newest = rows.getLong(column);
+                    if (!rows.wasNull() && newest > fence) {
+                        return new StaleFenceException(staleByKeyMessage(fence, newest, part.table(column)), fence,
+                                OptionalLong.of(newest), part.table(column));
+                    }
+                }
+            }
+        }
+        return null;
+    }
+
+    private static String staleByKeyMessage(long fence, long newest, String table) {
+        return "stale fence: a write to " + table + " in this statement carried fence " + fence + " but a row it names"
+                + " by key holds fence " + newest + ", so that write changed nothing there. The statement ran: its other"
+                + " effects stand (nothing was rolled back; in a transaction, roll it back). The lock that issued this"
+                + " fence has passed to another holder: stop writing, do not retry.";
+    }
+
+    /**
+     * True when {@code plan}'s check reads the rows by key after the statement whatever the count
+     * (its count cannot tell): it is run as soon as the statement returns, rows or not.
+     */
+    public static boolean readsWhateverTheCount(FencePlan plan) {
+        ZeroRowCheck check = plan.zeroRowCheck();
+        return check != null && check.method() == ZeroRowCheck.Method.KEYS_AFTER_STATEMENT
+                && !plan.countIsTheFencedWrite();
     }
 
     private OptionalLong newestFence(ZeroRowCheck check, Object[] values) throws SQLException {

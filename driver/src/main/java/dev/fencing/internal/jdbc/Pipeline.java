@@ -177,7 +177,7 @@ final class Pipeline implements DiagnosedConnection {
     /** {@code executeQuery}: the rows, fenced, with the zero-row check of a fenced write that returns rows. */
     ResultSet query(StatementCore statement, String sql, Send<ResultSet> send) throws SQLException {
         return run(statement, sql, send, (pipeline, e, core, rows) ->
-                core.rows(rows, e.fenced() ? pipeline.returningCheck(e) : null));
+                core.rows(rows, e.fenced() ? pipeline.rowsCheck(e, rows) : null));
     }
 
     /** {@code executeUpdate}/{@code executeLargeUpdate}: the count, after the zero-row check of a fenced write. */
@@ -422,13 +422,38 @@ final class Pipeline implements DiagnosedConnection {
     /** The result of {@code execute}: checks an update count now, a result set's rows when they are read. */
     private boolean executed(Execution e, boolean resultSet, Statement delegate) throws SQLException {
         if (e.fenced()) {
-            if (resultSet) {
+            if (resultSet && ZeroRowDiagnosis.readsWhateverTheCount(e.plan)) {
+                ZeroRowDiagnosis.afterWrite(this, e.plan, e.fence, -1, e.values);
+            } else if (resultSet) {
                 e.pendingCheck = returningCheck(e);
             } else {
                 counted(e, delegate.getUpdateCount());
             }
         }
         return resultSet;
+    }
+
+    /**
+     * The check of a fenced write that returned {@code rows}: run when the rows are read to the end
+     * (the count is theirs), or now when the count cannot tell ({@link ZeroRowDiagnosis#readsWhateverTheCount}),
+     * so that reading only some rows (the one row of {@code WITH u AS (UPDATE ..) SELECT count(*) ..})
+     * still tells a stale holder; the rows are closed when it throws.
+     */
+    private ReturningCheck rowsCheck(Execution e, ResultSet rows) throws SQLException {
+        if (!ZeroRowDiagnosis.readsWhateverTheCount(e.plan)) {
+            return returningCheck(e);
+        }
+        try {
+            ZeroRowDiagnosis.afterWrite(this, e.plan, e.fence, -1, e.values);
+        } catch (SQLException | RuntimeException failure) {
+            try {
+                rows.close();
+            } catch (SQLException suppressed) {
+                failure.addSuppressed(suppressed);
+            }
+            throw failure;
+        }
+        return null;
     }
 
     private ReturningCheck returningCheck(Execution e) {

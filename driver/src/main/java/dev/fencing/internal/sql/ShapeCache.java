@@ -91,7 +91,10 @@ final class ShapeCache {
 
     /** The plan of {@code sql} from the template of its shape's one key, or null (see {@link #plan}). */
     private FencePlan planByKey(String sql, Shape shape, Function<String, FencePlan> analysis) {
-        FencePlan template = templates.get(shape.key(), analysis);
+        FencePlan template = templates.cached(shape.key());
+        if (template == null) {
+            template = templates.get(shape.key(), key -> derivable(analysis.apply(key), shape));
+        }
         if (template.changesSchema()) {
             return null;
         }
@@ -106,6 +109,26 @@ final class ShapeCache {
         } catch (IllegalStateException e) {
             return null; // a sentinel the analysis moved or cut: the full analysis decides
         }
+    }
+
+    /**
+     * {@code template}, or a pass-through (every text of the shape analysed in full) when its
+     * zero-row queries cannot take a text's literals. Whether they can depends only on the template
+     * and the shape's key, so it is checked once here; each text's queries are then substituted
+     * only when a write needs them ({@link ZeroRowCheck#withQueries}).
+     */
+    private static FencePlan derivable(FencePlan template, Shape shape) {
+        if (template instanceof FencePlan.Fenced fenced && fenced.zeroRowCheck() != null) {
+            try {
+                for (ZeroRowCheck check = fenced.zeroRowCheck(); check != null; check = check.more()) {
+                    substitute(check.query(), shape);
+                    substitute(check.byKey() == null ? null : check.byKey().query(), shape);
+                }
+            } catch (IllegalStateException e) {
+                return FencePlan.passThrough(template.sql());
+            }
+        }
+        return template;
     }
 
     /**

@@ -37,6 +37,9 @@ final class TextAnalysis {
     private int fencedWrites;
     private int epochWrites;
     private WriteSite onlySite;
+    /** Every spliced write, in text order, and the fenced table each writes. */
+    private final List<WriteSite> splicedSites = new ArrayList<>(1);
+    private final List<String> splicedTables = new ArrayList<>(1);
     private int statements;
     private boolean controlsTransaction;
     private boolean changesSchema;
@@ -171,6 +174,8 @@ final class TextAnalysis {
             new SiteSplicer(tokens, splice, context.config(), context.dialect()).rewrite(write.site());
             fencedWrites++;
             onlySite = write.site();
+            splicedSites.add(write.site());
+            splicedTables.add(write.table());
         } else if (decision instanceof Decision.EpochWrite write) {
             fencedTable = write.table();
             epochWrites++;
@@ -376,11 +381,28 @@ final class TextAnalysis {
             return FencePlan.refused(sql, fencedTable, unverified + "; nothing was sent");
         }
         boolean countIsTheFencedWrite = fencedWrites == 1 && statements == 1 && onlySite.topLevel();
-        ZeroRowCheck check = countIsTheFencedWrite ? new ZeroRowQueries(sql, tokens, parameterOrdinals, context.facts(),
-                context.config().column(), context.dialect()).of(onlySite) : null;
         return new FencePlan.Fenced(sql, fencedTable, FencePlan.DatabaseText.spliced(spliced,
-                FenceSlot.forStatement(options.fenceSlot(), tokens)), check, countIsTheFencedWrite, epochWrites > 0,
-                controlsTransaction, false, false);
+                FenceSlot.forStatement(options.fenceSlot(), tokens)), zeroRowCheck(countIsTheFencedWrite,
+                parameterOrdinals), countIsTheFencedWrite, epochWrites > 0, controlsTransaction, false, false);
+    }
+
+    /**
+     * How the spliced text's zero rows are told: by its count and the write's own predicate when
+     * the count is its one fenced write's ({@link ZeroRowQueries#of}); else (writes in CTEs,
+     * several statements, an upsert with a WHERE of its own) by reading, after it ran, the rows its
+     * writes name by key ({@link ZeroRowQueries#afterStatement}). Null when neither can tell.
+     */
+    private ZeroRowCheck zeroRowCheck(boolean countIsTheFencedWrite, int[] parameterOrdinals) {
+        ZeroRowQueries queries = new ZeroRowQueries(sql, tokens, parameterOrdinals, context.facts(),
+                context.config().column(), context.dialect());
+        if (!countIsTheFencedWrite) {
+            return queries.afterStatement(splicedSites, splicedTables, -1);
+        }
+        if (onlySite.kind() == ParsedWrites.Kind.INSERT && onlySite.hasConflictUpdate()
+                && onlySite.insert().conflictUpdate().condition().where() != null && !onlySite.insert().rows().isEmpty()) {
+            return queries.afterStatement(splicedSites, splicedTables, onlySite.insert().rows().size());
+        }
+        return queries.of(onlySite);
     }
 
     /** Why the spliced text cannot be trusted to carry its fences, or null: the token proof, else a re-read. */

@@ -78,8 +78,12 @@ record WriteSite(ParsedWrites.Kind kind, int head, boolean topLevel, Target targ
     record Query(int first, int last, Span selectList) {
     }
 
-    /** {@code ON CONFLICT .. DO UPDATE SET ..} with its own condition. */
-    record ConflictUpdate(Assignments set, Condition condition) {
+    /**
+     * {@code ON CONFLICT .. DO UPDATE SET ..} with its own condition; {@code target} is the
+     * parenthesised conflict target when it is a plain list of columns ({@code (id)},
+     * {@code (a, b)}), else null ({@code ON CONSTRAINT}, expressions, an index predicate).
+     */
+    record ConflictUpdate(Span target, Assignments set, Condition condition) {
     }
 
     /** The statement's own WITH clause in tokens {@code [first, last]}; {@code writes} when a CTE writes. */

@@ -48,6 +48,9 @@ final class WriteSites {
         int defaultValuesLast = -1;
         int queryFirst = -1;
         int queryLast = -1;
+        /** The parenthesised conflict target when it is a plain column list; else -1. */
+        int conflictTargetOpen = -1;
+        int conflictTargetClose = -1;
         int conflictAssignmentsLast = -1;
         int conflictWhereKeyword = -1;
         int conflictWhereLast = -1;
@@ -72,7 +75,8 @@ final class WriteSites {
                         clause(fromKeyword, fromLast), new WriteSite.Condition(clause(whereKeyword, whereLast), bodyLast));
             } else if (kind == ParsedWrites.Kind.INSERT) {
                 WriteSite.ConflictUpdate conflictUpdate = conflictAssignmentsLast < 0 ? null
-                        : new WriteSite.ConflictUpdate(new WriteSite.Assignments(conflictAssignmentsLast),
+                        : new WriteSite.ConflictUpdate(span(conflictTargetOpen, conflictTargetClose),
+                        new WriteSite.Assignments(conflictAssignmentsLast),
                         new WriteSite.Condition(clause(conflictWhereKeyword, conflictWhereLast), conflictBodyLast));
                 insert = new WriteSite.Insert(span(columnsOpen, columnsClose), rows,
                         span(defaultValuesFirst, defaultValuesLast),
@@ -467,6 +471,7 @@ final class WriteSites {
             while (doKeyword < to && !(tokens.depth(doKeyword) == depth && tokens.isWord(doKeyword, "DO"))) {
                 doKeyword++;
             }
+            conflictTarget(site, i + 2, doKeyword);
             if (tokens.isWord(doKeyword + 1, "NOTHING")) {
                 i = doKeyword + 2;
             } else if (tokens.isWord(doKeyword + 1, "UPDATE") && tokens.isWord(doKeyword + 2, "SET")) {
@@ -478,6 +483,22 @@ final class WriteSites {
         }
         if (i < to && !tokens.isWord(i, "RETURNING")) {
             site.unsupported = "unexpected text after the inserted rows: " + tokens.text(i);
+        }
+    }
+
+    /** Marks tokens {@code [open, doKeyword)} as the conflict target when they are {@code (column [, column]..)}. */
+    private void conflictTarget(Draft site, int open, int doKeyword) {
+        if (tokens.kind(open) != SqlTokens.OPEN || closeOf(open) != doKeyword - 1) {
+            return;
+        }
+        for (int j = open + 1; j < doKeyword - 1; j += 2) {
+            if (!tokens.isIdentifier(j) || !(j + 1 == doKeyword - 1 || tokens.kind(j + 1) == SqlTokens.COMMA)) {
+                return;
+            }
+        }
+        if (doKeyword - 1 > open + 1) {
+            site.conflictTargetOpen = open;
+            site.conflictTargetClose = doKeyword - 1;
         }
     }
 

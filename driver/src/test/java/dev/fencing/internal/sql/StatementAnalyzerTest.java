@@ -106,7 +106,14 @@ class StatementAnalyzerTest {
         assertThat(plan.preparedSql()).isEqualTo("INSERT INTO orders AS o (id, status, last_fence) VALUES (?, ?, ?) "
                 + "ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, last_fence = ? "
                 + "WHERE (o.status <> 'paid') AND COALESCE(o.last_fence, 0) <= ?");
-        assertThat(plan.zeroRowCheck()).isNull();
+        // its own WHERE may leave a row unchanged: when fewer rows changed than proposed, the
+        // conflicting rows are read by key (the VALUES' conflict column)
+        ZeroRowCheck check = plan.zeroRowCheck();
+        assertThat(check.method()).isEqualTo(ZeroRowCheck.Method.KEYS_AFTER_STATEMENT);
+        assertThat(check.expectedRows()).isEqualTo(1);
+        assertThat(check.query()).isEqualTo("SELECT MAX(COALESCE(o.last_fence, 0)) FROM orders AS o WHERE (o.id = ?)");
+        assertThat(check.queryParameters()).containsExactly(1);
+        assertThat(check.table(1)).isEqualTo("orders");
     }
 
     @Test
@@ -124,6 +131,8 @@ class StatementAnalyzerTest {
         assertThat(plan.renderWithFence(5)).isEqualTo("SELECT 1; DELETE FROM orders WHERE (id = 1) AND "
                 + "COALESCE(orders.last_fence, 0) <= 5; UPDATE orders SET status = 'b', last_fence = 5 "
                 + "WHERE COALESCE(orders.last_fence, 0) <= 5");
+        // no keys learned here: no write names its rows by key, so nothing is read after the text ran
+        assertThat(plan.zeroRowCheck()).isNull();
     }
 
     @Test

@@ -171,6 +171,18 @@ class WriteSitesTest {
         assertThat(text(conflict.condition().where())).isEqualTo("WHERE o.a <> excluded.a");
         assertThat(tokens.text(conflict.condition().bodyLast())).isEqualTo("a");
         assertThat(text(site.head(), conflict.condition().bodyLast())).endsWith("WHERE o.a <> excluded.a");
+        assertThat(text(conflict.target())).isEqualTo("(id)");
+    }
+
+    @Test
+    void theConflictTargetIsKeptOnlyWhenItIsAPlainColumnList() throws Exception {
+        String upsert = "INSERT INTO orders (id, a) VALUES (1, 2) ON CONFLICT %s DO UPDATE SET a = excluded.a";
+        assertThat(text(onlySite(upsert.formatted("(id, \"a\")"), Dialect.POSTGRESQL).insert().conflictUpdate()
+                .target())).isEqualTo("(id, \"a\")");
+        for (String target : new String[] {"ON CONSTRAINT orders_pkey", "(lower(a))", "(id) WHERE a > 0", "(id a)"}) {
+            assertThat(onlySite(upsert.formatted(target), Dialect.POSTGRESQL).insert().conflictUpdate().target())
+                    .as(target).isNull();
+        }
     }
 
     @Test
