@@ -49,8 +49,7 @@ class MariaDbClientEncodingTest extends OrdersFixture {
     }
 
     private MariaDbDataSource withOptions(String options) throws SQLException {
-        String url = ScratchAreas.url(database);
-        return new MariaDbDataSource(url + (url.contains("?") ? "&" : "?") + options);
+        return ScratchAreas.mariaDbWithOptions(database, options);
     }
 
     private FencingDataSource fencedOver(DataSource dataSource) {

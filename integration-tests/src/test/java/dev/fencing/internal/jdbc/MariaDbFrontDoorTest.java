@@ -39,8 +39,7 @@ class MariaDbFrontDoorTest extends FrontDoorContract {
     }
 
     private MariaDbDataSource withOptions(String options) throws SQLException {
-        String url = ScratchAreas.url(database);
-        return new MariaDbDataSource(url + (url.contains("?") ? "&" : "?") + options);
+        return ScratchAreas.mariaDbWithOptions(database, options);
     }
 
     @Test

@@ -28,6 +28,12 @@ final class ScratchAreas {
         throw new IllegalArgumentException("not a @TestDatabase scratch area: " + scratch.getClass().getName());
     }
 
+    /** The MariaDB scratch area reached with Connector/J URL {@code options} added (e.g. {@code allowMultiQueries=true}). */
+    static MariaDbDataSource mariaDbWithOptions(DataSource scratch, String options) throws SQLException {
+        String url = url(scratch);
+        return new MariaDbDataSource(url + (url.contains("?") ? "&" : "?") + options);
+    }
+
     /** The schema (PostgreSQL) or database (MariaDB) that holds the scratch area's tables. */
     static String name(DataSource scratch) {
         if (scratch instanceof PGSimpleDataSource postgres) {
