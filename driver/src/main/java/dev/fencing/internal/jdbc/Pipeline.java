@@ -258,7 +258,16 @@ final class Pipeline implements DiagnosedConnection {
             return admit(statement, plan, null, effectOf(plan));
         }
         FencePlan plan = statement.prepared;
-        admitBytes(statement, statement.preparedTextNonAscii, statement.boundNonAsciiValues(), adding);
+        boolean nonAsciiValues = statement.boundNonAsciiValues();
+        if (nonAsciiValues && statement.valuesMayFollowASwitch) {
+            throw refused(new UnfenceableStatementException(null, "a prepared text of several statements whose"
+                    + " values the JDBC driver writes into the text, with a value that may hold non-ASCII characters:"
+                    + " an earlier statement may change the session's client encoding (SET NAMES, SET client_encoding,"
+                    + " set_config) before the server reads the values written into a later one, and then where they"
+                    + " end cannot be known. Prepare the statements one at a time, or prepare them on the server"
+                    + " (useServerPrepStmts, or pgjdbc's extended query mode); nothing was sent"));
+        }
+        admitBytes(statement, statement.preparedTextNonAscii, nonAsciiValues, adding);
         Execution e = admit(statement, plan, statement.values == null ? null : statement.values.live(),
                 statement.preparedEffect);
         if (e.fenced()) {
