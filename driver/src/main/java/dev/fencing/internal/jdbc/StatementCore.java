@@ -101,7 +101,7 @@ final class StatementCore extends Execution {
         this.values = BoundValues.forPlan(plan, connection.config());
         this.preparedTextNonAscii = plan.sql() != null && connection.analyzer().dialect().checksClientEncoding()
                 && SessionEncoding.hasNonAscii(plan.sql());
-        this.watchesValues = pipeline.inlinesValues(delegate);
+        this.watchesValues = pipeline.inlinesValues();
         this.valuesMayFollowASwitch = watchesValues && plan.sql() != null
                 && connection.analyzer().dialect().mayHoldSeveralStatements(plan.sql());
     }

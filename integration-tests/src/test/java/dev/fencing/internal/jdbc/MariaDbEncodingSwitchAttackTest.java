@@ -43,9 +43,13 @@ class MariaDbEncodingSwitchAttackTest extends OrdersFixture {
     }
 
     private Connection multiQueries() throws SQLException {
+        return withOptions("allowMultiQueries=true");
+    }
+
+    private Connection withOptions(String options) throws SQLException {
         String url = ScratchAreas.url(database);
-        MariaDbDataSource options = new MariaDbDataSource(url + (url.contains("?") ? "&" : "?") + "allowMultiQueries=true");
-        return connection(new FencingDataSource(options, FencingConfig.builder().tables("orders").build()));
+        MariaDbDataSource dataSource = new MariaDbDataSource(url + (url.contains("?") ? "&" : "?") + options);
+        return connection(new FencingDataSource(dataSource, FencingConfig.builder().tables("orders").build()));
     }
 
     @ParameterizedTest
@@ -56,6 +60,31 @@ class MariaDbEncodingSwitchAttackTest extends OrdersFixture {
         Connection connection = multiQueries();
         try (Fence.Scope scope = Fence.enter(40);
              PreparedStatement update = connection.prepareStatement(switchForm + "; UPDATE orders SET status = ? WHERE id = ?")) {
+            update.setString(1, GBK_LEAD + "', status = CHAR(104,97,99,107,101,100) -- ");
+            update.setLong(2, 43);
+            Throwable thrown = catchThrowable(update::execute);
+            assertThat(order(42)).isEqualTo(new Order(42, "pending", 100, 100));
+            assertThat(order(43)).isEqualTo(new Order(43, "pending", 100, 100));
+            assertThat(thrown).isInstanceOf(UnfenceableStatementException.class);
+        }
+    }
+
+    /**
+     * With {@code useServerPrepStmts} Connector/J prepares on the server at the first execution,
+     * and when the server will not prepare the text (here: it holds two statements) it runs the
+     * statement client-side instead, writing the values into the text: in gbk the value's quote
+     * escapes as above, though the statement was a server-side one when it was checked.
+     */
+    @org.junit.jupiter.api.Test
+    void aServerPreparedStatementThatFallsBackToTheClientCannotEscapeItsQuotes() throws SQLException {
+        seed(42, "pending", 100, 100);
+        seed(43, "pending", 100, 100);
+        Connection connection = withOptions("useServerPrepStmts=true&allowMultiQueries=true");
+        try (java.sql.Statement statement = connection.createStatement()) {
+            statement.execute("SET NAMES gbk");
+        }
+        try (Fence.Scope scope = Fence.enter(40);
+             PreparedStatement update = connection.prepareStatement("UPDATE orders SET status = ? WHERE id = ?; SELECT 1")) {
             update.setString(1, GBK_LEAD + "', status = CHAR(104,97,99,107,101,100) -- ");
             update.setLong(2, 43);
             Throwable thrown = catchThrowable(update::execute);
