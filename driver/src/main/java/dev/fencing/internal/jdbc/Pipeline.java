@@ -258,7 +258,16 @@ final class Pipeline implements DiagnosedConnection {
             return admit(statement, plan, null, effectOf(plan));
         }
         FencePlan plan = statement.prepared;
-        admitBytes(statement, statement.preparedTextNonAscii, statement.boundNonAsciiValues(), adding);
+        boolean nonAsciiValues = statement.boundNonAsciiValues();
+        if (nonAsciiValues && statement.valuesMayFollowASwitch) {
+            throw refused(new UnfenceableStatementException(null, "a prepared text of several statements whose"
+                    + " values the JDBC driver writes into the text, with a value that may hold non-ASCII characters:"
+                    + " an earlier statement may change the session's client encoding (SET NAMES, SET client_encoding,"
+                    + " set_config) before the server reads the values written into a later one, and then where they"
+                    + " end cannot be known. Prepare the statements one at a time (with pgjdbc, its extended query mode"
+                    + " sends values apart from the text); nothing was sent"));
+        }
+        admitBytes(statement, statement.preparedTextNonAscii, nonAsciiValues, adding);
         Execution e = admit(statement, plan, statement.values == null ? null : statement.values.live(),
                 statement.preparedEffect);
         if (e.fenced()) {
@@ -621,7 +630,7 @@ final class Pipeline implements DiagnosedConnection {
     void beforeWriteBack() throws SQLException {
         // the driver writes the row's values into a statement of its own, maybe into its text
         try {
-            encoding.admit(false, writeBackInlinesValues());
+            encoding.admit(false, inlinesValues());
         } catch (UnfenceableStatementException refusal) {
             throw refused(refusal);
         }
@@ -631,17 +640,9 @@ final class Pipeline implements DiagnosedConnection {
         }
     }
 
-    /**
-     * True when the driver may write an updatable result set's values into a text: MariaDB
-     * Connector/J builds its own statements for them, pgjdbc does in simple query mode.
-     */
-    private boolean writeBackInlinesValues() {
-        return encoding.inlinesValues(null);
-    }
-
-    /** True when the driver writes the values of {@code statement} into the text it sends ({@link SessionEncoding}). */
-    boolean inlinesValues(java.sql.PreparedStatement statement) {
-        return encoding.inlinesValues(statement);
+    /** True when the driver may write prepared statements' values into their texts ({@link SessionEncoding}). */
+    boolean inlinesValues() {
+        return encoding.inlinesValues();
     }
 
     /** After a row was written back. */

@@ -4,7 +4,6 @@ import dev.fencing.UnfenceableStatementException;
 import dev.fencing.internal.sql.Dialect;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -21,7 +20,7 @@ import java.sql.Statement;
  * <p>ASCII reads the same in every encoding both servers accept from a client, so only what the
  * analysis could misread is checked: a text with a non-ASCII character, and values that may hold
  * non-ASCII bytes when the JDBC driver writes a prepared statement's values into the text it
- * sends (pgjdbc's simple query mode, MariaDB Connector/J's client-side prepared statements). For
+ * sends (pgjdbc's simple query mode, MariaDB Connector/J's prepared statements). For
  * those, the encoding is read at each execution from the server's own report: pgjdbc's copy of
  * {@code client_encoding}, which PostgreSQL sends at every change whatever made it (SET, RESET,
  * set_config, a function); on MariaDB, and with other drivers, a query. MariaDB Connector/J's own
@@ -77,28 +76,22 @@ final class SessionEncoding {
     }
 
     /**
-     * True when the JDBC driver may write {@code statement}'s values into the text it sends, so
-     * that their bytes are read in the session's encoding like the text's; {@code statement} is
-     * null for the statements the driver makes itself (an updatable result set's).
+     * True when the JDBC driver may write prepared statements' values into the text it sends, so
+     * that their bytes are read in the session's encoding like the text's (an updatable result
+     * set's statements included).
      */
-    boolean inlinesValues(PreparedStatement statement) {
+    boolean inlinesValues() {
         if (!checks()) {
             return false;
         }
         if (reader == null) {
             resolveReader();
         }
-        if (dialect == Dialect.POSTGRESQL) {
-            return pgjdbcInlinesValues;
-        }
-        if (statement == null) {
-            return true;
-        }
-        try {
-            return MariaDbConnectorStatements.inlinesValues(statement);
-        } catch (LinkageError | SQLException | RuntimeException anotherDriver) {
-            return true; // another driver: assume it does
-        }
+        // MariaDB Connector/J writes them into the text client-side, and a statement prepared on
+        // the server (useServerPrepStmts) runs client-side too when the server will not prepare it
+        // (a text of several statements, a failed prepare, more than 66,560 parameters): which one
+        // is known only once it was sent
+        return dialect != Dialect.POSTGRESQL || pgjdbcInlinesValues;
     }
 
     /**
@@ -131,7 +124,7 @@ final class SessionEncoding {
                     + " the JDBC driver writes into the text") + " in " + encoding + ", ends a string or a name, so the"
                     + " statement is refused. Use " + dialect.exactClientEncodings() + " (the JDBC driver's default:"
                     + " remove the SET, set_config, allowEncodingChanges or sessionVariables that changed it), or send"
-                    + " ASCII-only text with values bound as parameters of a server-side prepared statement; nothing"
+                    + " ASCII-only text (with pgjdbc's extended query mode, values bound apart from it); nothing"
                     + " was sent");
         }
     }

@@ -56,6 +56,12 @@ final class StatementCore extends Execution {
     /** True when the driver writes this prepared statement's values into its text, so they are watched. */
     private final boolean watchesValues;
     /**
+     * True when the driver writes this prepared statement's values into its text and the text may
+     * hold several statements: an earlier one may switch the client encoding before the server
+     * reads the values written into a later one ({@link SessionEncoding}).
+     */
+    final boolean valuesMayFollowASwitch;
+    /**
      * Bit {@code i} (1..63): parameter {@code i} is bound now to a value that may hold non-ASCII
      * bytes; bit 0: a parameter past 63 was, until the parameters are cleared.
      */
@@ -81,6 +87,7 @@ final class StatementCore extends Execution {
         this.values = null;
         this.preparedTextNonAscii = false;
         this.watchesValues = false;
+        this.valuesMayFollowASwitch = false;
     }
 
     /** The core of a prepared or callable statement, planned once, at prepare time. */
@@ -94,7 +101,9 @@ final class StatementCore extends Execution {
         this.values = BoundValues.forPlan(plan, connection.config());
         this.preparedTextNonAscii = plan.sql() != null && connection.analyzer().dialect().checksClientEncoding()
                 && SessionEncoding.hasNonAscii(plan.sql());
-        this.watchesValues = pipeline.inlinesValues(delegate);
+        this.watchesValues = pipeline.inlinesValues();
+        this.valuesMayFollowASwitch = watchesValues && plan.sql() != null
+                && connection.analyzer().dialect().mayHoldSeveralStatements(plan.sql());
     }
 
     /** Called once by the wrapper's constructor. */

@@ -20,6 +20,7 @@ import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * Issue 29, finding 2: the bytes MariaDB reads. Connector/J sends UTF-8 whatever the session's
@@ -241,5 +242,49 @@ class MariaDbClientEncodingTest extends OrdersFixture {
             }
         }
         assertThat(order(42)).isEqualTo(new Order(42, "d\u00e9j\u00e0", 8, 110));
+    }
+
+    /**
+     * Runs {@code update} (status, then id 43) with a value whose character takes, in gbk, the
+     * backslash Connector/J escapes its quote with: the quote ends the string and the rest of the
+     * value, the spliced fence check commented out, sets every row. Refused, rows read back raw.
+     */
+    private void assertValueCannotEscape(Connection connection, String update) throws SQLException {
+        seed(42, "pending", 100, 100);
+        seed(43, "pending", 100, 100);
+        try (Fence.Scope scope = Fence.enter(40); PreparedStatement statement = connection.prepareStatement(update)) {
+            statement.setString(1, GBK_BIG5_LEAD + "', status = CHAR(104,97,99,107,101,100) -- ");
+            statement.setLong(2, 43);
+            Throwable thrown = catchThrowable(statement::execute);
+            assertThat(order(42)).isEqualTo(new Order(42, "pending", 100, 100));
+            assertThat(order(43)).isEqualTo(new Order(43, "pending", 100, 100));
+            assertThat(thrown).isInstanceOf(UnfenceableStatementException.class);
+        }
+    }
+
+    /**
+     * MariaDB reads each statement of a text after the one before it ran: the session was
+     * utf8mb4 when the execution was checked, but the value written into the UPDATE is read in
+     * gbk. All three forms set every row under a stale fence on the first cut of this check.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"SET NAMES gbk", "SET character_set_client = gbk", "SET @@character_set_client = gbk"})
+    void aValueAfterASwitchInTheSameTextCannotEscapeItsQuotes(String switchForm) throws SQLException {
+        assertValueCannotEscape(connection(fencedOver(withOptions("allowMultiQueries=true"))),
+                switchForm + "; UPDATE orders SET status = ? WHERE id = ?");
+    }
+
+    /**
+     * With {@code useServerPrepStmts} Connector/J prepares on the server at the first execution,
+     * and when the server will not prepare the text (here: it holds two statements) runs it
+     * client-side, values written into the text: a server-side statement when it was checked.
+     */
+    @Test
+    void aServerPreparedStatementThatFallsBackToTheClientCannotEscapeItsQuotes() throws SQLException {
+        Connection connection = connection(fencedOver(withOptions("useServerPrepStmts=true&allowMultiQueries=true")));
+        try (Statement statement = connection.createStatement()) {
+            statement.execute("SET NAMES gbk");
+        }
+        assertValueCannotEscape(connection, "UPDATE orders SET status = ? WHERE id = ?; SELECT 1");
     }
 }
