@@ -185,20 +185,20 @@ public enum Dialect {
             return "SET STATEMENT max_statement_time = " + seconds(timeoutMillis) + " FOR " + statement;
         }
 
-        // Connector/J sends UTF-8 whatever the session says. Read as UTF-8 the bytes are the
-        // characters; read as latin1 every byte of a non-ASCII character is a non-ASCII letter,
-        // so no quote, backslash or backtick appears or disappears (the encoding oracle proves
-        // both). Multi-byte sets whose second bytes include ASCII (sjis, cp932, gbk, big5,
-        // gb18030) and 7-bit swe7 do not read so.
+        // Connector/J sends UTF-8 whatever the session says: read as UTF-8 (utf8mb3 too, where a
+        // four-byte character is invalid bytes, none of them ASCII) the bytes are the characters.
+        // Not latin1: there byte 0xA0 of U+00A0 is white space, so one name to the lexer is two
+        // to the server. Multi-byte sets whose second bytes include ASCII (sjis, cp932, gbk, big5)
+        // swallow a quote or backslash.
         @Override
         public boolean readsClientEncodingExactly(String encoding) {
             String name = encoding.toLowerCase(Locale.ROOT);
-            return name.equals("utf8mb4") || name.equals("utf8mb3") || name.equals("utf8") || name.equals("latin1");
+            return name.equals("utf8mb4") || name.equals("utf8mb3") || name.equals("utf8");
         }
 
         @Override
         public String exactClientEncodings() {
-            return "character_set_client utf8mb4 (or utf8mb3, latin1)";
+            return "character_set_client utf8mb4 (or utf8mb3)";
         }
 
         @Override

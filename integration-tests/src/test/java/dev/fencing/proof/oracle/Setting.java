@@ -38,9 +38,8 @@ record Setting(Database database, String name, List<String> sessionSql) {
                     mariaDb("NO_BACKSLASH_ESCAPES"),
                     mariaDb("ANSI_QUOTES"),
                     mariaDb("ANSI_QUOTES,NO_BACKSLASH_ESCAPES"),
-                    // the client character sets besides utf8mb4 that the driver admits non-ASCII text in
-                    mariaDbCharacterSet("utf8mb3"),
-                    mariaDbCharacterSet("latin1"));
+                    // the client character set besides utf8mb4 that the driver admits non-ASCII text in
+                    mariaDbCharacterSet("utf8mb3"));
             // The compatibility modes the H2 manual lists for the databases fencing-jdbc users come from.
             case H2 -> List.of(h2("REGULAR"), h2("PostgreSQL"), h2("MySQL"), h2("MariaDB"), h2("MSSQLServer"),
                     h2("Oracle"), h2("LEGACY"));
