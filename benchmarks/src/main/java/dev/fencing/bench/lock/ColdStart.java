@@ -40,7 +40,10 @@ import org.redisson.api.RedissonClient;
  *
  * <pre>java -cp benchmarks.jar dev.fencing.bench.lock.ColdStart [rounds]</pre>
  *
- * Redis: {@code FENCING_REDIS_URI}; PostgreSQL: {@code FENCING_PG_URL}. Default 10 rounds.
+ * Redis: {@code FENCING_REDIS_URI}; PostgreSQL: {@code FENCING_PG_URL}. Default 10 rounds. With
+ * {@code -Dcoldstart.baseline=<another benchmarks.jar>}, a fourth run per round takes
+ * {@link RedisFencedLocks}' first lease from that jar (an older build, say), so that a change is
+ * compared with what it replaces in the same rounds.
  */
 public final class ColdStart {
 
@@ -53,7 +56,18 @@ public final class ColdStart {
 
     /** The lock clients compared; each runs in JVMs of its own. */
     enum Library {
-        FENCING_REDIS, REDISSON, FENCING_JDBC_HIKARI
+        FENCING_REDIS, REDISSON, FENCING_JDBC_HIKARI, FENCING_REDIS_BASELINE
+    }
+
+    /** The jar of the {@link Library#FENCING_REDIS_BASELINE} runs, or null for none. */
+    private static final String BASELINE_JAR = System.getProperty("coldstart.baseline");
+
+    private static List<Library> compared() {
+        List<Library> libraries = new ArrayList<>(List.of(Library.values()));
+        if (BASELINE_JAR == null) {
+            libraries.remove(Library.FENCING_REDIS_BASELINE);
+        }
+        return libraries;
     }
 
     /** One run's figures, in milliseconds. */
@@ -84,13 +98,13 @@ public final class ColdStart {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 10;
         prepare();
         Map<Library, List<Run>> runs = new EnumMap<>(Library.class);
-        for (Library library : Library.values()) {
+        for (Library library : compared()) {
             runs.put(library, new ArrayList<>());
         }
         System.out.println("round library              create ms  first ms  later ms  total ms  cpu ms");
         try {
             for (int round = 0; round < rounds; round++) {
-                List<Library> order = new ArrayList<>(List.of(Library.values()));
+                List<Library> order = compared();
                 if (round % 2 == 1) {
                     java.util.Collections.reverse(order);
                 }
@@ -112,7 +126,7 @@ public final class ColdStart {
         System.out.println();
         System.out.println("medians over " + rounds + " rounds (load " + load() + ")");
         System.out.println("library              create ms  first ms  later ms  total ms  cpu ms");
-        for (Library library : Library.values()) {
+        for (Library library : runs.keySet()) {
             List<Run> of = runs.get(library);
             System.out.printf(Locale.ROOT, "%-20s %9.1f %9.1f %9.2f %9.1f %7.0f%n", library, median(of, Run::create),
                     median(of, Run::first), median(of, Run::later), median(of, Run::total), median(of, Run::cpu));
@@ -130,6 +144,17 @@ public final class ColdStart {
         System.out.printf(Locale.ROOT, "same-run ratios RedisFencedLocks / Redisson (median of %d rounds): time to the first"
                 + " lease %.2f, CPU to the first lease %.2f, first acquire %.2f%n", rounds, median(total), median(cpu),
                 median(first));
+        if (runs.containsKey(Library.FENCING_REDIS_BASELINE)) {
+            List<Run> baseline = runs.get(Library.FENCING_REDIS_BASELINE);
+            for (int r = 0; r < rounds; r++) {
+                total[r] = ours.get(r).total() / baseline.get(r).total();
+                cpu[r] = ours.get(r).cpu() / baseline.get(r).cpu();
+                first[r] = ours.get(r).first() / baseline.get(r).first();
+            }
+            System.out.printf(Locale.ROOT, "same-run ratios RedisFencedLocks / baseline jar (median of %d rounds): time to the"
+                    + " first lease %.2f, CPU to the first lease %.2f, first acquire %.2f%n", rounds, median(total), median(cpu),
+                    median(first));
+        }
     }
 
     /** The JDBC store's table, created once (outside the measured runs). */
@@ -142,8 +167,9 @@ public final class ColdStart {
 
     private static Run fork(Library library, String tag) throws IOException, InterruptedException {
         String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> command = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"),
-                ColdStart.class.getName(), "--child", library.name(), tag));
+        boolean baseline = library == Library.FENCING_REDIS_BASELINE;
+        List<String> command = new ArrayList<>(List.of(java, "-cp", baseline ? BASELINE_JAR : System.getProperty("java.class.path"),
+                ColdStart.class.getName(), "--child", (baseline ? Library.FENCING_REDIS : library).name(), tag));
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
         List<String> output = new ArrayList<>();
         try (BufferedReader reader = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {

@@ -28,6 +28,8 @@ class CompatibilityTableTest {
                 .contains("Lettuce " + property("pom.xml", "lettuce.version").replace(".RELEASE", ""))
                 .contains("Netty " + property("pom.xml", "netty.version").replace(".Final", ""))
                 .contains("HikariCP " + property("pom.xml", "hikaricp.version"))
+                .contains("Boot " + property("spring-boot3-starter/pom.xml", "spring-boot.version") + "'s Lettuce " + property("spring-boot3-starter/pom.xml", "lettuce.version").replace(".RELEASE", ""))
+                .contains("Boot " + property("spring-boot3-starter/pom.xml", "spring-boot.version") + "'s HikariCP " + property("spring-boot3-starter/pom.xml", "hikaricp.version"))
                 .contains("jetcd " + property("pom.xml", "jetcd.version"))
                 .contains("Spring Boot " + property("spring-boot-starter/pom.xml", "spring-boot.version"))
                 .contains("Spring Boot " + property("integration-tests/pom.xml", "spring-boot.version"))
