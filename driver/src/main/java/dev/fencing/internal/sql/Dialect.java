@@ -295,6 +295,18 @@ public enum Dialect {
         return this == MARIADB;
     }
 
+    // ---- names and texts in the SQL the driver writes itself (the database guard's DDL) --------
+
+    /** {@code name} as a quoted identifier: in backticks on MariaDB, else in double quotes; the quote doubled inside. */
+    public String quoteIdentifier(String name) {
+        return mysqlLexing() ? "`" + name.replace("`", "``") + "`" : "\"" + name.replace("\"", "\"\"") + "\"";
+    }
+
+    /** {@code text} as a string literal: quotes doubled, and backslashes too where they escape ({@link #mysqlLexing}). */
+    public String quoteLiteral(String text) {
+        return "'" + (mysqlLexing() ? text.replace("\\", "\\\\") : text).replace("'", "''") + "'";
+    }
+
     // ---- transaction texts -------------------------------------------------------------------
 
     /** True when DDL runs inside the transaction (PostgreSQL); else MariaDB and H2 commit before it. */
