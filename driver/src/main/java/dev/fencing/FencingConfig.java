@@ -7,8 +7,6 @@ import dev.fencing.internal.config.TableName;
 
 import java.io.IOException;
 import java.io.Reader;
-import java.lang.annotation.Annotation;
-import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -102,7 +100,7 @@ public final class FencingConfig {
     public enum Mode {
         /** The fence column on each fenced table. */
         ROW("row"),
-        /** One guard row per lock, claimed by each tenure and checked by every write transaction. */
+        /** One epoch row per lock (in the epoch table), claimed by each tenure and checked by every write transaction. */
         EPOCH("epoch");
 
         private final String key;
@@ -276,7 +274,7 @@ public final class FencingConfig {
         return tables.ownModes().containsValue(Mode.EPOCH);
     }
 
-    /** The guard table of epoch mode ({@code lock_name} primary key, {@code fence} BIGINT), a plain (optionally schema-qualified) name. */
+    /** The epoch table of epoch mode, one row per lock ({@code lock_name} primary key, {@code fence} BIGINT), a plain (optionally schema-qualified) name. */
     public String epochTable() {
         return epochTable;
     }
@@ -390,7 +388,7 @@ public final class FencingConfig {
 
         /** Adds one fenced table, {@code table} or {@code schema.table}. */
         public Builder table(String name) {
-            tables.add(parseTable(ConfigKey.TABLES, TABLES, name));
+            tables.add(TableName.parseConfigured(ConfigKey.TABLES, TABLES, name));
             return this;
         }
 
@@ -399,7 +397,7 @@ public final class FencingConfig {
          * else the name of its {@code jakarta.persistence.Table} / {@code javax.persistence.Table}.
          */
         public Builder fencedEntity(Class<?> entity) {
-            tables.add(parseTable(ConfigKey.TABLES, TABLES, tableOfEntity(entity)));
+            tables.add(TableName.parseConfigured(ConfigKey.TABLES, TABLES, EntityTables.tableOf(entity)));
             return this;
         }
 
@@ -430,7 +428,7 @@ public final class FencingConfig {
         /** Sets the mode of one table (which is also added to the fenced tables). */
         public Builder tableMode(String table, Mode mode) {
             String key = ConfigKey.modeKeyOf(table);
-            TableName name = parseTable(ConfigKey.TABLE_MODE, key, table);
+            TableName name = TableName.parseConfigured(ConfigKey.TABLE_MODE, key, table);
             tables.add(name);
             tableModes.put(name, Objects.requireNonNull(mode, key));
             return this;
@@ -451,9 +449,9 @@ public final class FencingConfig {
             return this;
         }
 
-        /** The guard table of epoch mode (default {@code fencing_epochs}). */
+        /** The epoch table of epoch mode, one row per lock (default {@code fencing_epochs}). */
         public Builder epochTable(String table) {
-            parseTable(ConfigKey.EPOCH_TABLE, EPOCH_TABLE, table);
+            TableName.parseConfigured(ConfigKey.EPOCH_TABLE, EPOCH_TABLE, table);
             this.epochTable = table.trim();
             return this;
         }
@@ -513,7 +511,7 @@ public final class FencingConfig {
         private Builder tableList(String text) {
             for (String part : text.split(",")) {
                 if (!part.isBlank()) {
-                    tables.add(parseTable(ConfigKey.TABLES, TABLES, part.trim()));
+                    tables.add(TableName.parseConfigured(ConfigKey.TABLES, TABLES, part.trim()));
                 }
             }
             return this;
@@ -529,32 +527,14 @@ public final class FencingConfig {
                 throw new IllegalArgumentException(TABLES + " is empty: name at least one table to fence "
                         + "(comma-separated, optionally schema-qualified, e.g. fencing.tables=orders,billing.payments)");
             }
-            TableName guard = TableName.parse(epochTable);
+            TableName epochTableName = TableName.parse(epochTable);
             for (TableName fenced : tables) {
-                if (fenced.matches(guard)) {
+                if (fenced.matches(epochTableName)) {
                     throw new IllegalArgumentException("invalid value '" + epochTable + "' for " + EPOCH_TABLE
                             + "; allowed: a table that is not itself fenced (it is in " + TABLES + ")");
                 }
             }
             return new FencingConfig(this);
-        }
-
-        private static TableName parseTable(ConfigKey key, String spelledKey, String written) {
-            if (written == null || written.isBlank()) {
-                throw key.invalid(spelledKey, written);
-            }
-            List<String> parts = Identifiers.splitQualified(written.trim());
-            if (parts.isEmpty() || parts.size() > 2) {
-                throw key.invalid(spelledKey, written);
-            }
-            for (String part : parts) {
-                if (!Identifiers.isPlain(Identifiers.unquote(part))) {
-                    throw new IllegalArgumentException("invalid value '" + written + "' for " + spelledKey
-                            + "; allowed: table or schema.table, each part a plain SQL identifier "
-                            + "(letters, digits, _; not starting with a digit)");
-                }
-            }
-            return TableName.parse(written.trim());
         }
 
         /** The enum constant a checked choice names; the registry and the enum must agree (ConfigKeyTest). */
@@ -566,38 +546,6 @@ public final class FencingConfig {
             }
             throw new IllegalStateException(key + " allows '" + checked + "' but " + values[0].getDeclaringClass()
                     + " has no such value");
-        }
-
-        private static String tableOfEntity(Class<?> entity) {
-            Fenced fenced = entity.getAnnotation(Fenced.class);
-            if (fenced == null) {
-                throw new IllegalArgumentException(entity.getName() + " is not annotated with @" + Fenced.class.getName());
-            }
-            if (!fenced.value().isBlank()) {
-                return fenced.value();
-            }
-            for (Annotation annotation : entity.getAnnotations()) {
-                String type = annotation.annotationType().getName();
-                if (type.equals("jakarta.persistence.Table") || type.equals("javax.persistence.Table")) {
-                    String name = annotationString(annotation, "name");
-                    String schema = annotationString(annotation, "schema");
-                    if (!name.isBlank()) {
-                        return schema.isBlank() ? name : schema + "." + name;
-                    }
-                }
-            }
-            throw new IllegalArgumentException(entity.getName() + " is @Fenced but names no table: give @Fenced(\"table\") "
-                    + "or a @Table(name = ...) annotation");
-        }
-
-        private static String annotationString(Annotation annotation, String attribute) {
-            try {
-                Method method = annotation.annotationType().getMethod(attribute);
-                Object value = method.invoke(annotation);
-                return value == null ? "" : value.toString();
-            } catch (ReflectiveOperationException e) {
-                return "";
-            }
         }
     }
 

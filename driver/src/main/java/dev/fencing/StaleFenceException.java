@@ -41,7 +41,7 @@ public class StaleFenceException extends FencingException {
     }
 
     /**
-     * A rejection explained by {@code message} (for example a claim of the epoch guard that found a
+     * A rejection explained by {@code message} (for example a claim of the epoch row that found a
      * newer tenure), rather than by the standard text about a row's fence.
      */
     public StaleFenceException(String message, long attemptedFence, OptionalLong currentFence, String table) {

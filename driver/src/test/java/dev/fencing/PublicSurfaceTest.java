@@ -34,7 +34,7 @@ class PublicSurfaceTest {
             "dev.fencing.FencingException", "dev.fencing.MissingFenceException",
             "dev.fencing.StaleFenceException", "dev.fencing.UnfenceableStatementException",
             "dev.fencing.jdbc.FencingDataSource", "dev.fencing.jdbc.FencingDriver", "dev.fencing.jdbc.DatabaseGuard",
-            "dev.fencing.jdbc.DatabaseGuard$Migration", "dev.fencing.jdbc.EpochGuards",
+            "dev.fencing.jdbc.DatabaseGuard$Migration", "dev.fencing.jdbc.EpochTable",
             "dev.fencing.lock.FencedLocks", "dev.fencing.lock.Lease", "dev.fencing.lock.RedisFencedLocks",
             "dev.fencing.lock.JdbcFencedLocks", "dev.fencing.lock.JdbcFencedLocks$Builder",
             "dev.fencing.lock.RedisFencedLocks$Builder", "dev.fencing.lock.LockAcquisitionException",

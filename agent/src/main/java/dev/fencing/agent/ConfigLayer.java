@@ -19,7 +19,7 @@ import java.util.Properties;
  *   <li>A table of the agent's that the application fences too (the same name, or the
  *       application's unqualified name of it) stays with the application's layer. Its settings
  *       there must be the agent's: the fence column, the comparison and the table's mode (with the
- *       epoch guard table, in epoch mode). When one differs, the connection is refused: which of
+ *       epoch table, in epoch mode). When one differs, the connection is refused: which of
  *       two checks was meant cannot be decided.</li>
  *   <li>A table of the agent's that the application does not fence at all gets a layer of the
  *       agent's over the application's connection, with the agent's settings and only those

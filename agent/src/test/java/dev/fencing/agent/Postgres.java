@@ -42,7 +42,7 @@ final class Postgres implements AutoCloseable {
         }
     }
 
-    /** A guard table of epoch mode for this test, dropped on close. */
+    /** An epoch table of epoch mode for this test, dropped on close. */
     Guard guardTable() throws SQLException {
         return new Guard(table + "_epochs");
     }
@@ -55,7 +55,7 @@ final class Postgres implements AutoCloseable {
             execute("CREATE TABLE " + name + " (lock_name VARCHAR(255) PRIMARY KEY, fence BIGINT NOT NULL)");
         }
 
-        /** The fence of a lock's guard row; 0 when there is none. */
+        /** The fence of a lock's epoch row; 0 when there is none. */
         long fence(String lock) throws SQLException {
             try (Connection c = DriverManager.getConnection(URL);
                  PreparedStatement read = c.prepareStatement("SELECT fence FROM " + name + " WHERE lock_name = ?")) {

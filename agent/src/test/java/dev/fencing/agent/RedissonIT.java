@@ -34,7 +34,7 @@ class RedissonIT {
         }
     }
 
-    /** Epoch mode: the tokens are checked against one guard row per lock, the table has no part in it. */
+    /** Epoch mode: the tokens are checked against one epoch row per lock, the table has no part in it. */
     @ParameterizedTest(name = "{0}")
     @MethodSource("dev.fencing.agent.ChildJvm#javas")
     void inEpochModeTheLocksNameAndTokenGuardTheTable(Path java, @TempDir Path dir) throws Exception {

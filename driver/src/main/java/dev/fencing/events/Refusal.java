@@ -6,6 +6,6 @@ public enum Refusal {
     MISSING_FENCE,
     /** A write to a fenced table that cannot carry the check ({@code UnfenceableStatementException}). */
     UNFENCEABLE,
-    /** Another {@code FencingException} before sending (an epoch guard that cannot be claimed, ..). */
+    /** Another {@code FencingException} before sending (an epoch row that cannot be claimed, ..). */
     OTHER
 }

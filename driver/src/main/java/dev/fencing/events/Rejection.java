@@ -4,6 +4,6 @@ package dev.fencing.events;
 public enum Rejection {
     /** The row's fence column holds a newer fence (row mode), found after the write was sent. */
     ROW_FENCE,
-    /** The lock's guard row holds a newer fence (epoch mode), found before the write was sent. */
-    EPOCH_GUARD
+    /** The lock's epoch row holds a newer fence (epoch mode), found before the write was sent. */
+    EPOCH_ROW
 }

@@ -17,7 +17,7 @@ import javax.sql.DataSource;
 
 /**
  * The database guard: triggers on every fenced table that refuse any write whose session holds no
- * fence ({@code ZF002}) or an older one than the row, or in epoch mode the lock's guard row,
+ * fence ({@code ZF002}) or an older one than the row, or in epoch mode the lock's epoch row,
  * holds ({@code ZF001}), whichever client sent it. With {@code fencing.database-guard=required}
  * the driver keeps each session's fence in step with {@link dev.fencing.Fence#current()} and
  * reports these states as {@link dev.fencing.MissingFenceException} and

@@ -3,7 +3,7 @@
  *
  * <p>Public API: {@link dev.fencing.jdbc.FencingDataSource} (wraps a {@code DataSource}),
  * {@link dev.fencing.jdbc.FencingDriver} (the {@code jdbc:fencing:} URL prefix) and
- * {@link dev.fencing.jdbc.EpochGuards} (the guard table of epoch mode). Everything else in
+ * {@link dev.fencing.jdbc.EpochTable} (the epoch table of epoch mode). Everything else in
  * this package is internal and may change in any release.
  *
  * <p>How it works: each SQL text is planned by a shared {@code StatementAnalyzer} (cached per
@@ -15,10 +15,10 @@
  * A fenced write that changes fewer rows than it should is diagnosed according to
  * {@code fencing.on-zero-rows} and may raise {@link dev.fencing.StaleFenceException}.
  *
- * <p>Tables in {@code epoch} mode are not rewritten: each connection claims the guard row of the
+ * <p>Tables in {@code epoch} mode are not rewritten: each connection claims the epoch row of the
  * fence's lock before the tenure's first statement, and each transaction that writes such a table
  * checks and locks that row first (auto-commit writes run in a short transaction with their
- * check); see {@link dev.fencing.jdbc.EpochGuards}.
+ * check); see {@link dev.fencing.jdbc.EpochTable}.
  *
  * <p>Every object handed to the application is a hand-written wrapper (no reflection proxies):
  * connections, statements, result sets, database and parameter metadata, arrays.

@@ -4,6 +4,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import dev.fencing.internal.lock.JdbcLockStore;
 import dev.fencing.lock.spi.FencedLocksBuilder;
 import dev.fencing.lock.spi.StoreLocks;
 import javax.sql.DataSource;
@@ -172,7 +173,7 @@ public final class JdbcFencedLocks implements FencedLocks {
         private final DataSource dataSource;
         private String tableName = DEFAULT_TABLE;
         private int idleConnections = 4;
-        private Duration idleTimeout = JdbcConnections.IDLE_TIMEOUT;
+        private Duration idleTimeout = JdbcLockStore.DEFAULT_IDLE_TIMEOUT;
 
         private Builder(DataSource dataSource) {
             super(Duration.ofMillis(100));

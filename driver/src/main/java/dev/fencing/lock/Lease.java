@@ -127,21 +127,21 @@ public interface Lease extends AutoCloseable {
     }
 
     /**
-     * Claims this tenure at the database now: raises the epoch guard row of {@link #resource()} to
+     * Claims this tenure at the database now: raises the epoch row of {@link #resource()} to
      * {@link #fence()} (tables in {@code epoch} mode), in a transaction of its own. Call it right
      * after acquiring, so that the previous holder is shut out before this one's first statement;
      * without it, the first statement of the tenure through each connection claims, which it can
      * do only with auto-commit on or as the first statement of a transaction (elsewhere the
      * statement is refused: a claim the transaction could roll back would not shut anyone out).
      *
-     * @param dataSource the database holding the guard table: preferably the application's
+     * @param dataSource the database holding the epoch table: preferably the application's
      *        {@link dev.fencing.jdbc.FencingDataSource}, whose connections then need not claim again
      * @throws java.sql.SQLException {@link dev.fencing.StaleFenceException} when the guard already
      *         holds a newer fence (the lock has passed on), or when the database fails
-     * @see dev.fencing.jdbc.EpochGuards#claim(DataSource, String, long)
+     * @see dev.fencing.jdbc.EpochTable#claim(DataSource, String, long)
      */
     default void claimEpoch(DataSource dataSource) throws java.sql.SQLException {
-        dev.fencing.jdbc.EpochGuards.claim(dataSource, resource(), fence());
+        dev.fencing.jdbc.EpochTable.claim(dataSource, resource(), fence());
     }
 
     /**

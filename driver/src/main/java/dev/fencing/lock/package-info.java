@@ -23,9 +23,9 @@
  *       H2; tokens as durable as the database.</li>
  * </ul>
  *
- * <p>Failures to acquire are {@link dev.fencing.lock.LockAcquisitionException}s. Everything
- * else in this package is the JDBC store's own (package-private); the lease machinery and the
- * Redis store live in {@code dev.fencing.internal.lock}. Stores in other modules (etcd,
+ * <p>Failures to acquire are {@link dev.fencing.lock.LockAcquisitionException}s. The lease
+ * machinery and the stores behind these classes (Redis, JDBC) live in
+ * {@code dev.fencing.internal.lock}. Stores in other modules (etcd,
  * ZooKeeper) are written against the lock-store SPI, {@link dev.fencing.lock.spi}.
  */
 package dev.fencing.lock;

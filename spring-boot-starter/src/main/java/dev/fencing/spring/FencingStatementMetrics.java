@@ -26,7 +26,7 @@ import io.micrometer.core.instrument.binder.MeterBinder;
  *       {@code passed}, {@code refused} (with {@code kind} = {@code missing_fence}, {@code unfenceable},
  *       {@code other}, and {@code table});</li>
  *   <li>{@code fencing.writes.rejected} (counter): stale writes, tags {@code kind} = {@code row_fence}
- *       or {@code epoch_guard}, and {@code table};</li>
+ *       or {@code epoch_row}, and {@code table};</li>
  *   <li>{@code fencing.statement.planning} (timer): planning a statement text, tag {@code cache} =
  *       {@code hit} or {@code miss} (the hit ratio is hits over all; a miss's time is the analysis);</li>
  *   <li>{@code fencing.plan.cache.size} (gauge): plans cached, as last reported.</li>

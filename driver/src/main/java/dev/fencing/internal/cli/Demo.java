@@ -110,49 +110,16 @@ final class Demo {
             locks.tryAcquire(RESOURCE + ":warm-up", TTL).ifPresent(Lease::close);
             started = System.nanoTime();
             Thread workerA = new Thread(() -> {
-                try (Lease lease = locks.acquire(RESOURCE, TTL, Duration.ofSeconds(5))) {
-                    log("A", lease.fence(), "acquired the lock on " + RESOURCE + " (ttl " + TTL.toMillis() + " ms)");
-                    try (Fence.Scope scope = lease.enterFence()) {
-                        log("A", lease.fence(), "read order 42: " + readStatus(forA, table) + "; about to charge the card");
-                        log("A", lease.fence(), "PAUSED (stop-the-world GC) ...");
-                        aHoldsLockAndRead.countDown();
-                        bPaid.await(10, TimeUnit.SECONDS);
-                        log("A", lease.fence(), "resumed after " + elapsedMillis() + " ms, lock held: " + lease.isHeld()
-                                + " (A does not look); charging");
-                        try {
-                            pay(forA, "A", table);
-                            log("A", lease.fence(), "payment APPLIED");
-                        } catch (StaleFenceException e) {
-                            rejected.set(true);
-                            log("A", lease.fence(), "payment REJECTED: StaleFenceException, row holds fence "
-                                    + e.currentFence().orElse(-1));
-                        } catch (SQLException e) {
-                            if (!isGuardRefusal(e)) {
-                                throw e;
-                            }
-                            rejected.set(true);
-                            log("A", lease.fence(), "payment REFUSED BY THE DATABASE: SQLState " + e.getSQLState()
-                                    + " (" + firstLine(e.getMessage()) + ")");
-                        }
-                    }
+                try {
+                    holderA(locks, forA, table, aHoldsLockAndRead, bPaid, rejected);
                 } catch (Exception e) {
                     failure.set(e);
                 }
             }, "worker-A");
             workerA.start();
             aHoldsLockAndRead.await(10, TimeUnit.SECONDS);
-            log("B", 0, "waiting for the lock on " + RESOURCE);
-            try (Lease lease = locks.acquire(RESOURCE, TTL, Duration.ofSeconds(10))) {
-                log("B", lease.fence(), "acquired the lock (A's lease expired)");
-                lease.runFenced(() -> {
-                    try {
-                        log("B", lease.fence(), "read order 42: " + readStatus(forB, table) + "; charging");
-                        pay(forB, "B", table);
-                        log("B", lease.fence(), "payment applied");
-                    } catch (SQLException e) {
-                        failure.set(e);
-                    }
-                });
+            try {
+                holderB(locks, forB, table, failure);
             } finally {
                 bPaid.countDown();
             }
@@ -166,6 +133,61 @@ final class Demo {
                 outcome.paidBy(), outcome.charges(), outcome.rowFence(),
                 outcome.charges() > 1 ? "   <-- DOUBLE PAYMENT" : "");
         return outcome;
+    }
+
+    /** A takes the lock, reads, pauses until B has paid (its lease expired meanwhile), then charges. */
+    private void holderA(FencedLocks locks, DataSource forA, String table, CountDownLatch aHoldsLockAndRead,
+                         CountDownLatch bPaid, AtomicReference<Boolean> rejected) throws Exception {
+        try (Lease lease = locks.acquire(RESOURCE, TTL, Duration.ofSeconds(5))) {
+            log("A", lease.fence(), "acquired the lock on " + RESOURCE + " (ttl " + TTL.toMillis() + " ms)");
+            try (Fence.Scope scope = lease.enterFence()) {
+                log("A", lease.fence(), "read order 42: " + readStatus(forA, table) + "; about to charge the card");
+                log("A", lease.fence(), "PAUSED (stop-the-world GC) ...");
+                aHoldsLockAndRead.countDown();
+                bPaid.await(10, TimeUnit.SECONDS);
+                log("A", lease.fence(), "resumed after " + elapsedMillis() + " ms, lock held: " + lease.isHeld()
+                        + " (A does not look); charging");
+                rejected.set(!chargeAsStaleHolder(lease, forA, table));
+            }
+        }
+    }
+
+    /** A's late charge: true when it was applied, false when the driver or the database refused it. */
+    private boolean chargeAsStaleHolder(Lease lease, DataSource forA, String table) throws SQLException {
+        try {
+            pay(forA, "A", table);
+            log("A", lease.fence(), "payment APPLIED");
+            return true;
+        } catch (StaleFenceException e) {
+            log("A", lease.fence(), "payment REJECTED: StaleFenceException, row holds fence "
+                    + e.currentFence().orElse(-1));
+            return false;
+        } catch (SQLException e) {
+            if (!isGuardRefusal(e)) {
+                throw e;
+            }
+            log("A", lease.fence(), "payment REFUSED BY THE DATABASE: SQLState " + e.getSQLState()
+                    + " (" + firstLine(e.getMessage()) + ")");
+            return false;
+        }
+    }
+
+    /** B waits for the lock (A's lease expires), reads and charges under its newer fence. */
+    private void holderB(FencedLocks locks, DataSource forB, String table, AtomicReference<Exception> failure)
+            throws Exception {
+        log("B", 0, "waiting for the lock on " + RESOURCE);
+        try (Lease lease = locks.acquire(RESOURCE, TTL, Duration.ofSeconds(10))) {
+            log("B", lease.fence(), "acquired the lock (A's lease expired)");
+            lease.runFenced(() -> {
+                try {
+                    log("B", lease.fence(), "read order 42: " + readStatus(forB, table) + "; charging");
+                    pay(forB, "B", table);
+                    log("B", lease.fence(), "payment applied");
+                } catch (SQLException e) {
+                    failure.set(e);
+                }
+            });
+        }
     }
 
     /** The guard's refusal as a plain connection sees it: ZF002 (no fence in the session) or ZF001 (stale). */

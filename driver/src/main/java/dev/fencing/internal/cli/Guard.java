@@ -39,81 +39,105 @@ final class Guard {
     private Guard() {
     }
 
+    /** What the command line asks for; {@code problem} says what is wrong with it instead (null: nothing). */
+    private record Request(boolean help, String jdbcUrl, Path file, String action, String problem) {
+
+        static Request problem(String problem) {
+            return new Request(false, null, null, null, problem);
+        }
+    }
+
     static int run(String[] args, PrintStream out, PrintStream err) {
+        Request request = parse(args);
+        if (request.help()) {
+            out.println(USAGE);
+            out.println(ACTIONS);
+            return 0;
+        }
+        if (request.problem() != null) {
+            return usage(err, request.problem());
+        }
+        FencingConfig config;
+        try {
+            config = request.file() != null ? FencingConfig.load(request.file())
+                    : ConfigSources.standard().resolve(new Properties());
+        } catch (IllegalArgumentException e) {
+            err.println(e.getMessage());
+            return 2;
+        }
+        try {
+            perform(request.action(), new DriverManagerDataSource(request.jdbcUrl()), config, out);
+            return 0;
+        } catch (SQLException e) {
+            err.println(e.getMessage());
+            return 1;
+        }
+    }
+
+    private static Request parse(String[] args) {
         String jdbcUrl = null;
         Path file = null;
         String action = null;
         for (int i = 0; i < args.length; i++) {
             if (Main.isHelp(args[i])) {
-                out.println(USAGE);
-                out.println(ACTIONS);
-                return 0;
+                return new Request(true, null, null, null, null);
             }
             switch (args[i]) {
                 case "--jdbc" -> {
                     if (i + 1 >= args.length) {
-                        return usage(err, "--jdbc needs a JDBC URL");
+                        return Request.problem("--jdbc needs a JDBC URL");
                     }
                     jdbcUrl = args[++i];
                 }
                 case "--config" -> {
                     if (i + 1 >= args.length) {
-                        return usage(err, "--config needs a properties file");
+                        return Request.problem("--config needs a properties file");
                     }
                     file = Path.of(args[++i]);
                 }
                 case "print", "install", "verify", "remove" -> {
                     if (action != null) {
-                        return usage(err, "one action only, got " + action + " and " + args[i]);
+                        return Request.problem("one action only, got " + action + " and " + args[i]);
                     }
                     action = args[i];
                 }
                 default -> {
-                    return usage(err, "unknown argument '" + args[i] + "'");
+                    return Request.problem("unknown argument '" + args[i] + "'");
                 }
             }
         }
         if (jdbcUrl == null || action == null) {
-            return usage(err, jdbcUrl == null ? "--jdbc is required" : "an action is required");
+            return Request.problem(jdbcUrl == null ? "--jdbc is required" : "an action is required");
         }
-        FencingConfig config;
-        try {
-            config = file != null ? FencingConfig.load(file) : ConfigSources.standard().resolve(new Properties());
-        } catch (IllegalArgumentException e) {
-            err.println(e.getMessage());
-            return 2;
-        }
-        DataSource raw = new DriverManagerDataSource(jdbcUrl);
-        try {
-            switch (action) {
-                case "print" -> {
-                    List<String> ddl = DatabaseGuard.ddl(raw, config);
-                    out.println("-- fencing-jdbc database guard for " + config.tables() + "; statements end at ';;' lines");
-                    for (String statement : ddl) {
-                        out.println(statement);
-                        out.println(";;");
-                    }
-                }
-                case "install" -> {
-                    DatabaseGuard.install(raw, config);
-                    DatabaseGuard.verify(raw, config);
-                    out.println("database guard installed and verified for " + config.tables());
-                    printUncovered(raw, config, out);
-                }
-                case "verify" -> {
-                    DatabaseGuard.verify(raw, config);
-                    out.println("database guard is current for " + config.tables());
-                    printUncovered(raw, config, out);
-                }
-                default -> {
-                    DatabaseGuard.remove(raw, config);
-                    out.println("database guard removed from " + config.tables());
+        return new Request(false, jdbcUrl, file, action, null);
+    }
+
+    private static void perform(String action, DataSource raw, FencingConfig config, PrintStream out)
+            throws SQLException {
+        switch (action) {
+            case "print" -> {
+                List<String> ddl = DatabaseGuard.ddl(raw, config);
+                out.println("-- fencing-jdbc database guard for " + config.tables() + "; statements end at ';;' lines");
+                for (String statement : ddl) {
+                    out.println(statement);
+                    out.println(";;");
                 }
             }
-            return 0;
-        } catch (SQLException e) {
-            err.println(e.getMessage());
-            return 1;
+            case "install" -> {
+                DatabaseGuard.install(raw, config);
+                DatabaseGuard.verify(raw, config);
+                out.println("database guard installed and verified for " + config.tables());
+                printUncovered(raw, config, out);
+            }
+            case "verify" -> {
+                DatabaseGuard.verify(raw, config);
+                out.println("database guard is current for " + config.tables());
+                printUncovered(raw, config, out);
+            }
+            default -> {
+                DatabaseGuard.remove(raw, config);
+                out.println("database guard removed from " + config.tables());
+            }
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.fencing.internal.config;
 
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 
@@ -34,6 +35,28 @@ public final class TableName {
         String table = parts.get(parts.size() - 1);
         String schema = parts.size() >= 2 ? parts.get(parts.size() - 2) : null;
         return of(schema, table);
+    }
+
+    /**
+     * Reads a table name as configuration takes it ({@code table} or {@code schema.table}, each part
+     * a plain identifier, quotes allowed), failing with a message that names {@code spelledKey}.
+     */
+    public static TableName parseConfigured(ConfigKey key, String spelledKey, String written) {
+        if (written == null || written.isBlank()) {
+            throw key.invalid(spelledKey, written);
+        }
+        List<String> parts = Identifiers.splitQualified(written.trim());
+        if (parts.isEmpty() || parts.size() > 2) {
+            throw key.invalid(spelledKey, written);
+        }
+        for (String part : parts) {
+            if (!Identifiers.isPlain(Identifiers.unquote(part))) {
+                throw new IllegalArgumentException("invalid value '" + written + "' for " + spelledKey
+                        + "; allowed: table or schema.table, each part a plain SQL identifier "
+                        + "(letters, digits, _; not starting with a digit)");
+            }
+        }
+        return parse(written.trim());
     }
 
     static String fold(String part) {

@@ -15,7 +15,7 @@ public interface EpochBatch {
     long[] epochFences();
 
     /** An epoch-mode table one of them writes, for messages. */
-    String epochTable();
+    String epochModeTable();
 
     /** True when an entry's text begins, ends or rolls back a transaction itself. */
     boolean controlsTransaction();

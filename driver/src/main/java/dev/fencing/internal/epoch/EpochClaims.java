@@ -5,7 +5,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The epoch claims known to be durable in one database: for each lock, the newest fence whose
- * claim was committed through this process. Once a claim is committed the guard row never goes
+ * claim was committed through this process. Once a claim is committed the epoch row never goes
  * below it, so a connection that finds its (lock, fence) here need not claim again, and one that
  * finds a newer fence knows its tenure is over without asking the database.
  *
@@ -26,7 +26,7 @@ public final class EpochClaims {
         return fence == null ? 0 : fence;
     }
 
-    /** Records that the guard of {@code lock} was committed at {@code fence} (or above). */
+    /** Records that the epoch row of {@code lock} was committed at {@code fence} (or above). */
     public void committed(String lock, long fence) {
         claimed.merge(lock, fence, Math::max);
         if (claimed.size() > MAX_LOCKS) {

@@ -4,17 +4,17 @@ import dev.fencing.FencingException;
 import dev.fencing.internal.sql.Dialect;
 
 /**
- * The statements on the epoch guard table, one set per dialect. The guard table holds one row per
+ * The statements on the epoch table, one set per dialect. The epoch table holds one row per
  * lock: {@code lock_name} (primary key) and {@code fence}, the newest fence whose tenure has been
  * claimed. The row only ever grows.
  *
  * <ul>
  *   <li>{@link #raise()}: {@code UPDATE .. SET fence = ? WHERE lock_name = ? AND fence <= ?}; both the
- *       claim and the per-transaction check: it raises the guard to the token when the token is not
+ *       claim and the per-transaction check: it raises the epoch row to the token when the token is not
  *       older, and the database locks the row until the transaction ends.</li>
  *   <li>{@link #insertIfAbsent()}: creates the row, doing nothing (and raising no error inside the
  *       application's transaction) when it exists.</li>
- *   <li>{@link #read()}: the guard's fence, after a raise changed no row: to tell a newer fence
+ *   <li>{@link #read()}: the epoch row's fence, after a raise changed no row: to tell a newer fence
  *       (stale) from a race with a concurrent insert. On PostgreSQL and H2 a plain read (a raise
  *       that found the row sees what it sees; a stale transaction should not lock the row the new
  *       tenure needs); on MariaDB a locking read, since InnoDB's UPDATE already locked the row it
@@ -38,7 +38,7 @@ public final class EpochSql {
     }
 
     /**
-     * The statements for {@code dialect} on guard table {@code table}.
+     * The statements for {@code dialect} on epoch table {@code table}.
      *
      * @throws FencingException for a database other than PostgreSQL, MariaDB/MySQL or H2
      */
@@ -51,12 +51,12 @@ public final class EpochSql {
     }
 
     private static FencingException unsupported(String table) {
-        return new FencingException("epoch mode needs PostgreSQL, MariaDB/MySQL or H2: the guard"
+        return new FencingException("epoch mode needs PostgreSQL, MariaDB/MySQL or H2: the epoch"
                 + " table " + table + " cannot be claimed and checked on this database without an error"
                 + " inside the application's transaction; use fencing.mode=row for its tables");
     }
 
-    /** The DDL of the guard table (idempotent: {@code IF NOT EXISTS}). */
+    /** The DDL of the epoch table (idempotent: {@code IF NOT EXISTS}). */
     public static String createTable(Dialect dialect, String table) throws FencingException {
         String ddl = dialect.epochTableDdl(table);
         if (ddl == null) {
@@ -90,7 +90,7 @@ public final class EpochSql {
 
     /**
      * True when a raise that changed no row may still have matched (and locked) it: MariaDB with
-     * {@code useAffectedRows=true} counts changed rows, and a guard already at the fence is not changed.
+     * {@code useAffectedRows=true} counts changed rows, and an epoch row already at the fence is not changed.
      */
     public boolean raiseMayMatchUnchanged() {
         return dialect.countsChangedRowsOnly();

@@ -1,6 +1,7 @@
 package dev.fencing.internal.guard;
 
 import dev.fencing.FencingConfig;
+import dev.fencing.internal.sql.Dialect;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -75,7 +76,7 @@ final class H2Guard implements DialectGuard {
             ddl.add("DROP TRIGGER IF EXISTS " + trigger);
             ddl.add("CREATE TRIGGER " + trigger + " BEFORE INSERT, UPDATE, DELETE ON " + ident(target.schema()) + "."
                     + ident(target.table()) + " FOR EACH ROW CALL '" + H2GuardTrigger.class.getName() + "'");
-            ddl.add("COMMENT ON TRIGGER " + trigger + " IS '" + remarks(target, config).replace("'", "''") + "'");
+            ddl.add("COMMENT ON TRIGGER " + trigger + " IS " + Dialect.H2.quoteLiteral(remarks(target, config)));
         }
         return ddl;
     }
@@ -144,6 +145,6 @@ final class H2Guard implements DialectGuard {
     }
 
     static String ident(String name) {
-        return "\"" + name.replace("\"", "\"\"") + "\"";
+        return Dialect.H2.quoteIdentifier(name);
     }
 }

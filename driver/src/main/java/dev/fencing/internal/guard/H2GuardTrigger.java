@@ -15,7 +15,7 @@ import java.util.Map;
  * creates it by name, so it is public, but it is no API. Its settings are the trigger's remarks.
  * The session's fence is the session variable {@code @FENCING_FENCE} (and {@code @FENCING_LOCK},
  * {@code @FENCING_MIGRATION}). It refuses a write with SQLState {@code ZF002} when the session
- * holds no fence, {@code ZF001} when the row (row mode) or the lock's guard row (epoch mode)
+ * holds no fence, {@code ZF001} when the row (row mode) or the lock's epoch row (epoch mode)
  * holds a newer fence, and in row mode sets the fence column of inserted and updated rows.
  */
 public final class H2GuardTrigger implements Trigger {

@@ -1,6 +1,7 @@
 package dev.fencing.internal.guard;
 
 import dev.fencing.FencingConfig;
+import dev.fencing.internal.sql.Dialect;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -392,7 +393,7 @@ final class MariaDbGuard implements DialectGuard {
             if (own.mode() == FencingConfig.Mode.EPOCH) {
                 sql.append(epochCheck(label, config));
             } else {
-                String column = "`" + config.column().replace("`", "``") + "`";
+                String column = ident(config.column());
                 if (event != Event.INSERT) {
                     String stale = config.comparison() == FencingConfig.Comparison.STRICTLY_NEWER ? ">=" : ">";
                     sql.append("    IF OLD.").append(column).append(' ').append(stale).append(" @fencing_fence THEN\n")
@@ -499,10 +500,10 @@ final class MariaDbGuard implements DialectGuard {
     }
 
     private static String literal(String text) {
-        return "'" + text.replace("\\", "\\\\").replace("'", "''") + "'";
+        return Dialect.MARIADB.quoteLiteral(text);
     }
 
     static String ident(String name) {
-        return "`" + name.replace("`", "``") + "`";
+        return Dialect.MARIADB.quoteIdentifier(name);
     }
 }

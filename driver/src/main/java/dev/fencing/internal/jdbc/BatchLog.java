@@ -22,7 +22,7 @@ public final class BatchLog implements EpochBatch {
     /** The distinct (lock, fence) pairs of the entries that write epoch-mode tables. */
     private List<String> epochLocks;
     private long[] epochFences;
-    private String epochTable;
+    private String epochModeTable;
     private boolean controlsTransaction;
     /** How many entries hand their fence to the database guard's trigger in their own text. */
     private int carrying;
@@ -62,7 +62,7 @@ public final class BatchLog implements EpochBatch {
         if (epochLocks == null) {
             epochLocks = new ArrayList<>(2);
             epochFences = new long[2];
-            epochTable = table;
+            epochModeTable = table;
         }
         for (int i = 0; i < epochLocks.size(); i++) {
             if (epochFences[i] == fence && epochLocks.get(i).equals(lock)) {
@@ -115,8 +115,8 @@ public final class BatchLog implements EpochBatch {
     }
 
     /** The first epoch-mode table an entry writes. */
-    public String epochTable() {
-        return epochTable;
+    public String epochModeTable() {
+        return epochModeTable;
     }
 
     /** True when an entry's text begins, ends or rolls back a transaction itself. */

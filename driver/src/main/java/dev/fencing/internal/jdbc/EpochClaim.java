@@ -1,7 +1,7 @@
 package dev.fencing.internal.jdbc;
 
 import dev.fencing.internal.epoch.EpochClaims;
-import dev.fencing.internal.epoch.EpochGuard;
+import dev.fencing.internal.epoch.EpochRows;
 import dev.fencing.internal.epoch.EpochSql;
 import dev.fencing.internal.txn.TransactionState;
 import dev.fencing.internal.sql.Dialect;
@@ -12,13 +12,13 @@ import java.sql.Statement;
 import javax.sql.DataSource;
 
 /**
- * The work behind {@code dev.fencing.jdbc.EpochGuards}: the guard table's DDL and a claim made
+ * The work behind {@code dev.fencing.jdbc.EpochTable}: the epoch table's DDL and a claim made
  * ahead of a tenure's first statement, each on the driver's connection behind a fenced one (the
- * guard's own statements are not analysed).
+ * driver's own statements on the epoch table are not analysed).
  */
 public final class EpochClaim {
 
-    /** The default guard table name ({@code fencing.epoch-table}). */
+    /** The default epoch table name ({@code fencing.epoch-table}). */
     public static final String DEFAULT_TABLE = "fencing_epochs";
 
     private EpochClaim() {
@@ -45,26 +45,26 @@ public final class EpochClaim {
     }
 
     /**
-     * Raises the guard of {@code lockName} to {@code fence} in a transaction of its own and remembers
+     * Raises the epoch row of {@code lockName} to {@code fence} in a transaction of its own and remembers
      * the claim: in {@code context}'s claims when the caller is a fencing data source, else in those
      * of the fenced connection the data source hands out, else nowhere.
      *
-     * @param table the guard table, or null for the fenced connection's (else {@link #DEFAULT_TABLE})
+     * @param table the epoch table, or null for the fenced connection's (else {@link #DEFAULT_TABLE})
      */
     public static void claim(DataSource dataSource, ConnectionContext context, String table, String lockName,
                              long fence) throws SQLException {
         try (Connection connection = dataSource.getConnection()) {
             FencedConnection fenced = FencedConnection.fencedBehind(connection);
             Connection database = FencedConnection.databaseBehind(connection);
-            EpochGuard fencedGuard = fenced == null ? null : fenced.epoch();
+            EpochRows fencedRows = fenced == null ? null : fenced.epoch();
             EpochClaims claims = context != null ? context.claimsFor(database)
-                    : fencedGuard != null ? fencedGuard.claims() : new EpochClaims();
+                    : fencedRows != null ? fencedRows.claims() : new EpochClaims();
             Dialect dialect = ConnectionContext.dialectOf(database);
-            String guardTable = table != null ? table : fencedGuard != null ? fencedGuard.guardTable() : DEFAULT_TABLE;
-            EpochGuard guard = new EpochGuard(database, dialect, guardTable, claims, new TransactionState(database, dialect));
+            String epochTable = table != null ? table : fencedRows != null ? fencedRows.epochTable() : DEFAULT_TABLE;
+            EpochRows rows = new EpochRows(database, dialect, epochTable, claims, new TransactionState(database, dialect));
             boolean autoCommit = database.getAutoCommit();
             try {
-                guard.raise(lockName, fence, null);
+                rows.raise(lockName, fence, null);
                 if (!autoCommit) {
                     database.commit();
                 }
@@ -78,7 +78,7 @@ public final class EpochClaim {
                 }
                 throw e;
             } finally {
-                guard.close();
+                rows.close();
             }
             claims.committed(lockName, fence);
         }

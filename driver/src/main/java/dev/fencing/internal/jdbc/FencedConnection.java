@@ -2,7 +2,7 @@ package dev.fencing.internal.jdbc;
 
 import dev.fencing.internal.guard.SendHook;
 import dev.fencing.internal.txn.TransactionState;
-import dev.fencing.internal.epoch.EpochGuard;
+import dev.fencing.internal.epoch.EpochRows;
 import dev.fencing.internal.epoch.EpochClaims;
 import dev.fencing.FencingConfig;
 import dev.fencing.FencingException;
@@ -35,8 +35,8 @@ public final class FencedConnection extends ConnectionDelegate {
     private final FencingConfig config;
     /** What the driver knows of this connection's transaction. */
     private final TransactionState transaction;
-    /** The epoch guard; null when no fenced table is in epoch mode (then nothing of it costs anything). */
-    private final EpochGuard epoch;
+    /** The epoch rows' claims and checks; null when no fenced table is in epoch mode (then nothing of it costs anything). */
+    private final EpochRows epoch;
     /** The steps every statement of this connection takes. */
     private final Pipeline pipeline;
     private volatile boolean closed;
@@ -55,7 +55,7 @@ public final class FencedConnection extends ConnectionDelegate {
         this.config = analyzer.config();
         this.transaction = new TransactionState(delegate, analyzer.dialect());
         this.epoch = config.hasEpochTables()
-                ? new EpochGuard(delegate, analyzer.dialect(), config.epochTable(),
+                ? new EpochRows(delegate, analyzer.dialect(), config.epochTable(),
                         claims == null ? new EpochClaims() : claims, transaction)
                 : null;
         SendHook hook = sendHooks == null ? null : sendHooks.forConnection(delegate, analyzer.dialect(), transaction);
@@ -75,8 +75,8 @@ public final class FencedConnection extends ConnectionDelegate {
         return transaction;
     }
 
-    /** The epoch guard, or null when no fenced table is in epoch mode. */
-    public EpochGuard epoch() {
+    /** The epoch rows' claims and checks, or null when no fenced table is in epoch mode. */
+    public EpochRows epoch() {
         return epoch;
     }
 

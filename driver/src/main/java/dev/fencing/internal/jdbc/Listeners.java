@@ -119,11 +119,11 @@ public final class Listeners {
         }
     }
 
-    /** A failure before sending: the epoch guard's rejection, or a refusal. */
+    /** A failure before sending: the epoch row's rejection, or a refusal. */
     static void beforeSendFailed(FencingListener[] listeners, Throwable failure) {
         if (listeners.length != 0) {
             if (failure instanceof StaleFenceException stale) {
-                rejected(listeners, Rejection.EPOCH_GUARD, stale.table());
+                rejected(listeners, Rejection.EPOCH_ROW, stale.table());
             } else if (failure instanceof FencingException fencing) {
                 refused(listeners, fencing);
             }

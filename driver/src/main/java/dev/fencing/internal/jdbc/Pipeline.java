@@ -3,7 +3,7 @@ package dev.fencing.internal.jdbc;
 import dev.fencing.internal.guard.SendHook;
 import dev.fencing.internal.txn.TransactionState;
 import dev.fencing.internal.txn.TransactionText;
-import dev.fencing.internal.epoch.EpochGuard;
+import dev.fencing.internal.epoch.EpochRows;
 import dev.fencing.internal.guard.GuardHook;
 import dev.fencing.internal.diagnosis.DiagnosedConnection;
 import dev.fencing.internal.diagnosis.ZeroRowDiagnosis;
@@ -44,7 +44,7 @@ final class Pipeline implements DiagnosedConnection {
     private final StatementAnalyzer analyzer;
     private final TransactionState transaction;
     /** Null when no fenced table is in epoch mode. */
-    private final EpochGuard epoch;
+    private final EpochRows epoch;
     /** Null when no hook was configured. */
     private final SendHook sendHook;
     private final Listeners listeners;
@@ -54,7 +54,7 @@ final class Pipeline implements DiagnosedConnection {
     private final SessionEncoding encoding;
 
     Pipeline(FencedConnection connection, Connection database, StatementAnalyzer analyzer, TransactionState transaction,
-             EpochGuard epoch, SendHook sendHook, Listeners listeners) {
+             EpochRows epoch, SendHook sendHook, Listeners listeners) {
         this.connection = connection;
         this.encoding = new SessionEncoding(analyzer.dialect(), database);
         this.analyzer = analyzer;

@@ -51,7 +51,7 @@ import java.util.concurrent.TimeoutException;
  * queueing until Redis is back: an acquire should fail clearly, not hang. Lettuce reconnects
  * in the background, at most a second apart.
  */
-public final class RedisConnections implements AutoCloseable {
+final class RedisConnections implements AutoCloseable {
 
     private final RedisAddress address;
     private final Duration commandTimeout;

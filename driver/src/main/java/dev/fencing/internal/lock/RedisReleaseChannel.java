@@ -9,7 +9,7 @@ import java.util.concurrent.CompletionStage;
  * release channel, and this subscribes to the channels of the resources that threads here
  * wait for, waking them when a message arrives.
  */
-public final class RedisReleaseChannel extends RedisPubSubAdapter<String, String> {
+final class RedisReleaseChannel extends RedisPubSubAdapter<String, String> {
 
     private final RedisKeys keys;
     private volatile RedisConnections connections;

@@ -22,7 +22,7 @@ import java.util.concurrent.TimeUnit;
  * <p>A wake-up is only a hint to try again: a missed one costs a poll interval, never
  * correctness, since the store decides who gets the lock.
  */
-public final class ReleaseSignals {
+final class ReleaseSignals {
 
     private final LockStore store;
     private final Map<String, Queue> queues = new HashMap<>(); // guarded by itself

@@ -4,7 +4,7 @@ import java.util.Locale;
 
 /**
  * One object per database that owns what is peculiar to it (as Hibernate's {@code Dialect}
- * subclasses do): how its transaction texts read, the SQL of the epoch guard table and the SQL of
+ * subclasses do): how its transaction texts read, the SQL of the epoch table and the SQL of
  * {@code JdbcFencedLocks}' lock table (the lock package's dialect enum is merged in here). The
  * lexer's rules are still asked of it by {@link SqlTokens} directly.
  */
@@ -295,6 +295,18 @@ public enum Dialect {
         return this == MARIADB;
     }
 
+    // ---- names and texts in the SQL the driver writes itself (the database guard's DDL) --------
+
+    /** {@code name} as a quoted identifier: in backticks on MariaDB, else in double quotes; the quote doubled inside. */
+    public String quoteIdentifier(String name) {
+        return mysqlLexing() ? "`" + name.replace("`", "``") + "`" : "\"" + name.replace("\"", "\"\"") + "\"";
+    }
+
+    /** {@code text} as a string literal: quotes doubled, and backslashes too where they escape ({@link #mysqlLexing}). */
+    public String quoteLiteral(String text) {
+        return "'" + (mysqlLexing() ? text.replace("\\", "\\\\") : text).replace("'", "''") + "'";
+    }
+
     // ---- transaction texts -------------------------------------------------------------------
 
     /** True when DDL runs inside the transaction (PostgreSQL); else MariaDB and H2 commit before it. */
@@ -340,19 +352,19 @@ public enum Dialect {
         return true;
     }
 
-    // ---- the epoch guard table ---------------------------------------------------------------
+    // ---- the epoch table (epoch mode) --------------------------------------------------------
 
     /** The claim's row insert, doing nothing when the row exists (binds lock, fence); null when unsupported. */
     public String epochInsertIfAbsent(String table) {
         return null;
     }
 
-    /** The guard table's DDL ({@code IF NOT EXISTS}); null when unsupported. */
+    /** The epoch table's DDL ({@code IF NOT EXISTS}); null when unsupported. */
     public String epochTableDdl(String table) {
         return null;
     }
 
-    /** True when the guard's read after an unchanged raise must lock the row (MariaDB: InnoDB snapshots). */
+    /** True when the epoch row's read after an unchanged raise must lock the row (MariaDB: InnoDB snapshots). */
     public boolean epochReadLocks() {
         return false;
     }

@@ -3,7 +3,7 @@ package dev.fencing.internal.jdbc;
 import dev.fencing.Fence;
 import dev.fencing.FencingConfig;
 import dev.fencing.jdbc.DatabaseGuard;
-import dev.fencing.jdbc.EpochGuards;
+import dev.fencing.jdbc.EpochTable;
 import dev.fencing.jdbc.FencingDataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -78,7 +78,7 @@ class Attack2PostgresGuardTest {
                         + " $$ BEGIN UPDATE b SET v = 'plus' WHERE id = 1; RETURN x || y; END $$",
                 "DROP OPERATOR IF EXISTS + (TEXT, TEXT)",
                 "CREATE OPERATOR + (LEFTARG = TEXT, RIGHTARG = TEXT, FUNCTION = plus_b)");
-        EpochGuards.createTable(raw, config());
+        EpochTable.createTable(raw, config());
         DatabaseGuard.install(raw, config());
     }
 
@@ -222,8 +222,8 @@ class Attack2PostgresGuardTest {
     void bypass_carriedWriteKeepsTheLockOfAnotherTenureWithTheSameFenceNumber() throws Exception {
         Throwable failure;
         try (FencingDataSource fenced = new FencingDataSource(raw, config())) {
-            EpochGuards.claim(fenced, "A", 10);
-            EpochGuards.claim(fenced, "B", 10);
+            EpochTable.claim(fenced, "A", 10);
+            EpochTable.claim(fenced, "B", 10);
             sql("UPDATE fencing_epochs SET fence = 12 WHERE lock_name = 'B'");
             try (Connection connection = fenced.getConnection(); Statement statement = connection.createStatement()) {
                 connection.setAutoCommit(false);
@@ -249,7 +249,7 @@ class Attack2PostgresGuardTest {
     void knownOverRefusal_carriedWriteCascadingIntoAnEpochTableSeesNoLock() throws Exception {
         Throwable failure;
         try (FencingDataSource fenced = new FencingDataSource(raw, config())) {
-            EpochGuards.claim(fenced, "B", 10);
+            EpochTable.claim(fenced, "B", 10);
             try (Connection connection = fenced.getConnection(); Statement statement = connection.createStatement();
                  Fence.Scope b = Fence.enter("B", 10)) {
                 failure = attempt(() -> statement.executeUpdate("DELETE FROM a WHERE id = 3"));

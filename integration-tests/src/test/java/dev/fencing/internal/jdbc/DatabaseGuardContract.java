@@ -1,7 +1,7 @@
 package dev.fencing.internal.jdbc;
 
 import dev.fencing.jdbc.DatabaseGuard;
-import dev.fencing.jdbc.EpochGuards;
+import dev.fencing.jdbc.EpochTable;
 import dev.fencing.jdbc.FencingDataSource;
 
 import com.zaxxer.hikari.HikariConfig;
@@ -308,7 +308,7 @@ abstract class DatabaseGuardContract {
                 .databaseGuard(FencingConfig.Guard.REQUIRED).build();
         sql("DROP TABLE IF EXISTS accounts", "CREATE TABLE accounts (id BIGINT PRIMARY KEY, balance BIGINT NOT NULL)",
                 "INSERT INTO accounts (id, balance) VALUES (1, 100)");
-        EpochGuards.createTable(raw(), epoch);
+        EpochTable.createTable(raw(), epoch);
         DatabaseGuard.install(raw(), epoch);
         try {
             SQLException refused = catchThrowableOfType(SQLException.class,
@@ -319,7 +319,7 @@ abstract class DatabaseGuardContract {
                  Fence.Scope scope = Fence.enter(lock, 5)) {
                 assertThat(statement.executeUpdate("UPDATE accounts SET balance = 90 WHERE id = 1")).isEqualTo(1);
             }
-            EpochGuards.claim(raw(), epoch, lock, 7);
+            EpochTable.claim(raw(), epoch, lock, 7);
             try (Connection console = raw().getConnection(); Statement statement = console.createStatement()) {
                 statement.execute(setSessionFence(5));
                 statement.execute(setSessionLock(lock));

@@ -1,6 +1,6 @@
 package dev.fencing.internal.jdbc;
 
-import dev.fencing.jdbc.EpochGuards;
+import dev.fencing.jdbc.EpochTable;
 import dev.fencing.jdbc.FencingDataSource;
 
 import dev.fencing.Fence;
@@ -25,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * What epoch mode costs per write, measured on PostgreSQL and printed: {@value #WRITES} auto-commit
  * {@code UPDATE .. WHERE id = ?} through one connection, unfenced, in row mode (the fence column
- * check spliced in) and in epoch mode (a short transaction: guard check, update, commit); ten
+ * check spliced in) and in epoch mode (a short transaction: epoch row check, update, commit); ten
  * updates per explicit transaction, unfenced and in epoch mode (one check per transaction); and reads
  * (the claim is made once per tenure, so a read costs nothing more); once with
  * {@code synchronous_commit=on} (each commit waits for the disk) and once off (round trips and
@@ -56,7 +56,7 @@ class EpochCostTest {
         }
         FencingConfig config = FencingConfig.builder().tables("row_accounts")
                 .tableMode("epoch_accounts", FencingConfig.Mode.EPOCH).build();
-        EpochGuards.createTable(raw, config);
+        EpochTable.createTable(raw, config);
         FencingDataSource fenced = new FencingDataSource(raw, config);
 
         Map<String, Run> modes = new LinkedHashMap<>();
@@ -85,8 +85,8 @@ class EpochCostTest {
 
         try (Connection connection = raw.getConnection()) {
             long perSetting = WRITES + BLOCK;   // each setting's blocks and its warm-up block
-            assertThat(EpochGuardContract.query(connection, "SELECT SUM(balance) FROM row_accounts")).isEqualTo(2 * perSetting);
-            assertThat(EpochGuardContract.query(connection, "SELECT SUM(balance) FROM epoch_accounts")).isEqualTo(2 * 4 * perSetting);
+            assertThat(EpochModeContract.query(connection, "SELECT SUM(balance) FROM row_accounts")).isEqualTo(2 * perSetting);
+            assertThat(EpochModeContract.query(connection, "SELECT SUM(balance) FROM epoch_accounts")).isEqualTo(2 * 4 * perSetting);
         }
     }
 

@@ -1,6 +1,6 @@
 package dev.fencing.internal.jdbc;
 
-import dev.fencing.jdbc.EpochGuards;
+import dev.fencing.jdbc.EpochTable;
 import dev.fencing.jdbc.FencingDataSource;
 
 import com.zaxxer.hikari.HikariConfig;
@@ -17,15 +17,15 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 
-import static dev.fencing.internal.jdbc.EpochGuardContract.as;
-import static dev.fencing.internal.jdbc.EpochGuardContract.query;
-import static dev.fencing.internal.jdbc.EpochGuardContract.update;
+import static dev.fencing.internal.jdbc.EpochModeContract.as;
+import static dev.fencing.internal.jdbc.EpochModeContract.query;
+import static dev.fencing.internal.jdbc.EpochModeContract.update;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Epoch mode with HikariCP, on both sides of the fencing layer: a pooled connection goes back to
- * the pool with no transaction state of the guard (no check it may skip next time, no guard row
+ * the pool with no transaction state of epoch mode (no check it may skip next time, no epoch row
  * lock, auto-commit as the pool set it), and a stale write does not cost the connection.
  */
 @TestDatabase(TestDatabase.Kind.POSTGRESQL)
@@ -47,7 +47,7 @@ class EpochHikariPoolTest extends OrdersFixture {
     void createEpochTables() throws SQLException {
         sql("DROP TABLE IF EXISTS accounts", "CREATE TABLE accounts (id BIGINT PRIMARY KEY, balance BIGINT NOT NULL)",
                 "INSERT INTO accounts (id, balance) VALUES (1, 100)");
-        EpochGuards.createTable(raw(), EpochGuardContract.config());
+        EpochTable.createTable(raw(), EpochModeContract.config());
     }
 
     private HikariDataSource pool(String jdbcUrl, String... dataSourceProperties) {
@@ -73,7 +73,7 @@ class EpochHikariPoolTest extends OrdersFixture {
     @Test
     void hikariBelowTheFencingDataSource() throws Exception {
         HikariDataSource pool = pool(ScratchAreas.url(database));
-        FencingDataSource fenced = new FencingDataSource(pool, EpochGuardContract.config());
+        FencingDataSource fenced = new FencingDataSource(pool, EpochModeContract.config());
         returnedConnectionsCarryNoTransactionState(pool, fenced);
     }
 
@@ -83,7 +83,7 @@ class EpochHikariPoolTest extends OrdersFixture {
                 "fencing.tables", "orders", "fencing.table.accounts.mode", "epoch");
         HikariDataSource below = pool(ScratchAreas.url(database));
         long fence = 50;
-        for (DataSource fenced : java.util.List.of(above, new FencingDataSource(below, EpochGuardContract.config()))) {
+        for (DataSource fenced : java.util.List.of(above, new FencingDataSource(below, EpochModeContract.config()))) {
             fence++;
             long tenure = fence;
             try (Connection connection = fenced.getConnection()) {
@@ -93,8 +93,8 @@ class EpochHikariPoolTest extends OrdersFixture {
                         .isEqualTo(100);
                 connection.rollback();
             }
-            assertThat(guard()).as("the claim outlived the rollback").isEqualTo(tenure);
-            assertGuardNotLocked();
+            assertThat(epochRow()).as("the claim outlived the rollback").isEqualTo(tenure);
+            assertEpochRowNotLocked();
         }
         assertThat(above.getHikariPoolMXBean().getTotalConnections()).isEqualTo(1);
         assertThat(below.getHikariPoolMXBean().getTotalConnections()).isEqualTo(1);
@@ -104,8 +104,8 @@ class EpochHikariPoolTest extends OrdersFixture {
     void anEagerClaimThroughThePoolOfTheFencingDriverServesItsConnectionsTransactions() throws Exception {
         HikariDataSource above = pool(ScratchAreas.url(database).replaceFirst("^jdbc:", "jdbc:fencing:"),
                 "fencing.tables", "orders", "fencing.table.accounts.mode", "epoch");
-        EpochGuards.claim(above, lock, 60);
-        assertThat(guard()).isEqualTo(60);
+        EpochTable.claim(above, lock, 60);
+        assertThat(epochRow()).isEqualTo(60);
         try (Connection connection = above.getConnection()) {
             connection.setAutoCommit(false);
             query(connection, "SELECT COUNT(*) FROM orders");   // the transaction has sent something
@@ -119,19 +119,19 @@ class EpochHikariPoolTest extends OrdersFixture {
     private void returnedConnectionsCarryNoTransactionState(HikariDataSource pool, DataSource fenced) throws Exception {
         long pid = backendPid(fenced);
 
-        // a transaction that checked the guard goes back to the pool without commit: the pool rolls it back
+        // a transaction that checked the epoch row goes back to the pool without commit: the pool rolls it back
         try (Connection connection = fenced.getConnection()) {
             connection.setAutoCommit(false);
             as(lock, 40, () -> { update(connection, "UPDATE accounts SET balance = 140 WHERE id = 1"); return null; });
         }
         assertThat(balance()).isEqualTo(100);
-        assertGuardNotLocked();
+        assertEpochRowNotLocked();
 
         // a newer tenure claims through another process
-        try (Connection other = new FencingDataSource(raw(), EpochGuardContract.config()).getConnection()) {
+        try (Connection other = new FencingDataSource(raw(), EpochModeContract.config()).getConnection()) {
             as(lock, 41, () -> query(other, "SELECT balance FROM accounts WHERE id = 1"));
         }
-        assertThat(guard()).isEqualTo(41);
+        assertThat(epochRow()).isEqualTo(41);
 
         // the same pooled connection, the old tenure, a new transaction: checked again, so rejected
         try (Connection connection = fenced.getConnection()) {
@@ -152,7 +152,7 @@ class EpochHikariPoolTest extends OrdersFixture {
             assertThat(connection.getAutoCommit()).isTrue();
         }
         assertThat(balance()).isEqualTo(100);
-        assertGuardNotLocked();
+        assertEpochRowNotLocked();
 
         // the new tenure writes through the same pooled connection
         try (Connection connection = fenced.getConnection()) {
@@ -160,7 +160,7 @@ class EpochHikariPoolTest extends OrdersFixture {
             assertThat(connection.getAutoCommit()).isTrue();
         }
         assertThat(balance()).isEqualTo(141);
-        assertGuardNotLocked();
+        assertEpochRowNotLocked();
         assertThat(backendPid(fenced)).isEqualTo(pid);
         assertThat(pool.getHikariPoolMXBean().getTotalConnections()).isEqualTo(1);
     }
@@ -179,7 +179,7 @@ class EpochHikariPoolTest extends OrdersFixture {
         }
     }
 
-    private Long guard() throws SQLException {
+    private Long epochRow() throws SQLException {
         try (Connection connection = raw().getConnection();
              PreparedStatement select = connection.prepareStatement("SELECT fence FROM fencing_epochs WHERE lock_name = ?")) {
             select.setString(1, lock);
@@ -189,7 +189,7 @@ class EpochHikariPoolTest extends OrdersFixture {
         }
     }
 
-    private void assertGuardNotLocked() throws SQLException {
+    private void assertEpochRowNotLocked() throws SQLException {
         try (Connection connection = raw().getConnection()) {
             connection.setAutoCommit(false);
             try (PreparedStatement select = connection.prepareStatement(

@@ -1,6 +1,6 @@
 package dev.fencing.internal.jdbc;
 
-import dev.fencing.jdbc.EpochGuards;
+import dev.fencing.jdbc.EpochTable;
 import dev.fencing.jdbc.FencingDataSource;
 
 import dev.fencing.Fence;
@@ -30,25 +30,25 @@ class EpochOneConfigLineTest {
         properties.setProperty("fencing.table.accounts.mode", "epoch");
         FencingConfig config = FencingConfig.fromProperties(properties);
         assertThat(config.hasEpochTables()).isTrue();
-        EpochGuards.createTable(raw, config);
+        EpochTable.createTable(raw, config);
         FencingDataSource fenced = new FencingDataSource(raw, config);
 
         try (Connection a = fenced.getConnection(); Connection b = new FencingDataSource(raw, config).getConnection()) {
             long read;
             try (Fence.Scope scope = Fence.enter("account:1", 7)) {
-                read = EpochGuardContract.query(a, "SELECT balance FROM accounts WHERE id = 1");
+                read = EpochModeContract.query(a, "SELECT balance FROM accounts WHERE id = 1");
             }
             try (Fence.Scope scope = Fence.enter("account:1", 8)) {
-                EpochGuardContract.query(b, "SELECT balance FROM accounts WHERE id = 1");
+                EpochModeContract.query(b, "SELECT balance FROM accounts WHERE id = 1");
             }
             // the read-modify-write of the holder whose tenure ended: rejected although B never wrote the row
             try (Fence.Scope scope = Fence.enter("account:1", 7)) {
-                assertThatThrownBy(() -> EpochGuardContract.update(a, "UPDATE accounts SET balance = " + (read + 1)
+                assertThatThrownBy(() -> EpochModeContract.update(a, "UPDATE accounts SET balance = " + (read + 1)
                         + " WHERE id = 1")).isInstanceOf(StaleFenceException.class);
             }
         }
         try (Connection connection = raw.getConnection()) {
-            assertThat(EpochGuardContract.query(connection, "SELECT balance FROM accounts WHERE id = 1")).isEqualTo(100);
+            assertThat(EpochModeContract.query(connection, "SELECT balance FROM accounts WHERE id = 1")).isEqualTo(100);
         }
     }
 }

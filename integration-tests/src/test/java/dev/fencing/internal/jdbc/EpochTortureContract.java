@@ -1,6 +1,6 @@
 package dev.fencing.internal.jdbc;
 
-import dev.fencing.jdbc.EpochGuards;
+import dev.fencing.jdbc.EpochTable;
 import dev.fencing.jdbc.FencingDataSource;
 
 import com.zaxxer.hikari.HikariConfig;
@@ -42,7 +42,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * same balance; the successor then waits until the stalled write was tried, and writes its own.
  * That is the interleaving that loses an increment under row fencing (the stale write passes,
  * since the successor has not written the row yet); under epoch fencing the successor's read
- * claimed the guard, so the stale write is rejected.
+ * claimed the epoch row, so the stale write is rejected.
  */
 abstract class EpochTortureContract {
 
@@ -160,7 +160,7 @@ abstract class EpochTortureContract {
                 + " last_fence BIGINT NOT NULL DEFAULT 0)",
                 "INSERT INTO " + table + " (id, balance) VALUES (1, 0)");
         FencingConfig config = FencingConfig.builder().tableMode(table, mode).build();
-        EpochGuards.createTable(raw(), config);
+        EpochTable.createTable(raw(), config);
 
         AtomicLong applied = new AtomicLong();
         AtomicLong rejected = new AtomicLong();

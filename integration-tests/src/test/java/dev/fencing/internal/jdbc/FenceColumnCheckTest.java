@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.fencing.Fence;
 import dev.fencing.FencingConfig;
 import dev.fencing.FencingException;
-import dev.fencing.jdbc.EpochGuards;
+import dev.fencing.jdbc.EpochTable;
 import dev.fencing.jdbc.FencingDataSource;
 import dev.fencing.testing.TestDatabase;
 
@@ -107,7 +107,7 @@ class FenceColumnCheckTest {
         execute(raw, "CREATE TABLE accounts (id BIGINT PRIMARY KEY, status VARCHAR(20))",
                 "INSERT INTO accounts VALUES (1, 'pending')");
         FencingConfig config = FencingConfig.builder().tableMode("accounts", FencingConfig.Mode.EPOCH).build();
-        EpochGuards.createTable(raw, config);
+        EpochTable.createTable(raw, config);
         FencingDataSource fenced = new FencingDataSource(raw, config);
         try (Connection connection = fenced.getConnection(); Statement statement = connection.createStatement();
              Fence.Scope scope = Fence.enter("account:1", 7)) {

@@ -1,6 +1,6 @@
 package dev.fencing.internal.jdbc;
 
-import dev.fencing.jdbc.EpochGuards;
+import dev.fencing.jdbc.EpochTable;
 import dev.fencing.jdbc.FencingDataSource;
 
 import dev.fencing.Fence;
@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Epoch mode on a MariaDB server with {@code innodb_rollback_on_timeout=ON} (a private server):
- * error 1205 rolls back the whole transaction and releases the guard row it had checked, so the
+ * error 1205 rolls back the whole transaction and releases the epoch row it had checked, so the
  * stale holder's next write must be checked again, and refused once a newer tenure has claimed.
  */
 class MariaDbRollbackOnTimeoutEpochTest {
@@ -37,7 +37,7 @@ class MariaDbRollbackOnTimeoutEpochTest {
             statement.execute("CREATE TABLE accounts (id BIGINT PRIMARY KEY, balance BIGINT NOT NULL)");
             statement.execute("INSERT INTO accounts VALUES (1, 100), (2, 100)");
         }
-        EpochGuards.createTable(database, config());
+        EpochTable.createTable(database, config());
     }
 
     @AfterAll
@@ -58,7 +58,7 @@ class MariaDbRollbackOnTimeoutEpochTest {
              Connection blocker = database.getConnection()) {
             stale.setAutoCommit(false);
             try (Fence.Scope scope = Fence.enter(lock, 5); Statement statement = stale.createStatement()) {
-                statement.executeUpdate("UPDATE accounts SET balance = balance + 1 WHERE id = 1");   // checks lock's guard
+                statement.executeUpdate("UPDATE accounts SET balance = balance + 1 WHERE id = 1");   // checks the lock's epoch row
                 blocker.setAutoCommit(false);
                 blocker.createStatement().executeUpdate("UPDATE accounts SET balance = 0 WHERE id = 2");
                 SQLException timeout = org.assertj.core.api.Assertions.catchThrowableOfType(
@@ -67,7 +67,7 @@ class MariaDbRollbackOnTimeoutEpochTest {
                 assertThat(timeout.getErrorCode()).isEqualTo(1205);
                 blocker.rollback();
             }
-            // the server rolled back the stale holder's transaction: its guard row lock is gone, a newer tenure claims
+            // the server rolled back the stale holder's transaction: its epoch row lock is gone, a newer tenure claims
             try (Fence.Scope scope = Fence.enter(lock, 6);
                  Connection newer = new FencingDataSource(database, config()).getConnection();
                  Statement statement = newer.createStatement()) {

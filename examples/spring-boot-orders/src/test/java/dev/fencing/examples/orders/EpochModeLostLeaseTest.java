@@ -25,7 +25,7 @@ import org.springframework.test.context.DynamicPropertySource;
 /**
  * The same timeline as {@link RowModeLostLeaseTest} with {@code fencing.mode=epoch} (the guard
  * table from the example's Flyway migration {@code V2__fencing_epochs.sql}): the successor's read
- * claimed the lock's guard row, so the stale holder's cancel is refused although the row holds no
+ * claimed the lock's epoch row, so the stale holder's cancel is refused although the row holds no
  * newer fence, and the successor pays the order.
  */
 @SpringBootTest(properties = {"orders.lock.ttl=1s", "orders.lock.wait=15s", "fencing.mode=epoch"})

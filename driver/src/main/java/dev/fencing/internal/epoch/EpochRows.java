@@ -17,10 +17,11 @@ import java.util.Map;
 import java.util.OptionalLong;
 
 /**
- * The epoch guard of one fenced connection (only when some fenced table is in {@code epoch} mode).
+ * The epoch rows of one fenced connection (only when some fenced table is in {@code epoch} mode):
+ * it claims the row of a tenure's lock and checks it in every transaction that writes.
  *
  * <p><b>Claim.</b> Before the first statement a tenure sends through this connection (a read too),
- * the guard row of the fence's lock is raised to the fence ({@link EpochSql#raise()}, creating the
+ * the epoch row of the fence's lock is raised to the fence ({@link EpochSql#raise()}, creating the
  * row when absent), and <em>committed before that statement is sent</em>: a claim that the
  * application's transaction could still roll back (to a savepoint too) would let the stale holder
  * in again after the new holder has read. So the claim runs in a transaction of its own on this
@@ -29,12 +30,12 @@ import java.util.OptionalLong;
  * statement, its snapshot taken after the claim). Anywhere else (the transaction has sent
  * statements, set a savepoint, or was begun by SQL text) no claim can be made durable without a
  * second connection, which a saturated pool or {@code DriverManager} under the agent may not
- * have: the statement is refused and the message says how to claim in time. A guard that
+ * have: the statement is refused and the message says how to claim in time. An epoch row that
  * already holds a newer fence means the tenure is over: {@link StaleFenceException}, and the
  * statement is not sent. Claims are remembered in {@link EpochClaims} (shared by the connection
  * context's connections to the same database, so one claim serves every connection of a pool).
  *
- * <p><b>Check.</b> Every transaction that writes an epoch-mode table raises the guard row again
+ * <p><b>Check.</b> Every transaction that writes an epoch-mode table raises the epoch row again
  * before its first write, in the same transaction: the row is locked until the transaction ends,
  * so a stale holder's transaction is ordered entirely before the new tenure's claim (and is then
  * visible to its reads) or entirely after it (and is rejected). An auto-commit write runs in a
@@ -51,14 +52,14 @@ import java.util.OptionalLong;
  * <p>Its statements run on the driver's own connection (no analysis) and are prepared once per
  * connection. Used by one thread at a time, like the connection.
  */
-public final class EpochGuard {
+public final class EpochRows {
 
-    /** The guard's {@code lock_name} column length. */
+    /** The epoch table's {@code lock_name} column length. */
     public static final int MAX_LOCK_NAME = 255;
 
     private final Connection database;
     private final Dialect dialect;
-    private final String guardTable;
+    private final String epochTable;
     private final EpochClaims claims;
     private final TransactionState transaction;
 
@@ -79,11 +80,11 @@ public final class EpochGuard {
      */
     private boolean sentInTransaction;
 
-    public EpochGuard(Connection database, Dialect dialect, String guardTable, EpochClaims claims,
+    public EpochRows(Connection database, Dialect dialect, String epochTable, EpochClaims claims,
                TransactionState transaction) {
         this.database = database;
         this.dialect = dialect;
-        this.guardTable = guardTable;
+        this.epochTable = epochTable;
         this.claims = claims;
         this.transaction = transaction;
         transaction.addListener(end -> {
@@ -118,7 +119,7 @@ public final class EpochGuard {
     }
 
     /**
-     * Before {@code plan} is sent, after {@link #claimBeforeSend}: checks the guard when it writes
+     * Before {@code plan} is sent, after {@link #claimBeforeSend}: checks the epoch row when it writes
      * an epoch-mode table (opening the short transaction in auto-commit). Anything it throws means
      * nothing was sent and no short transaction is left open.
      */
@@ -138,7 +139,7 @@ public final class EpochGuard {
             String[] locks = log.epochLocks();
             long[] fences = log.epochFences();
             for (int i = 0; i < locks.length; i++) {
-                claim(locks[i], fences[i], log.epochTable());
+                claim(locks[i], fences[i], log.epochModeTable());
             }
         }
         if (lock != null) {
@@ -159,27 +160,27 @@ public final class EpochGuard {
         }
     }
 
-    /** Before a batch is sent, after {@link #claimBeforeBatch}: checks the guard of every distinct (lock, fence) its entries carry. */
+    /** Before a batch is sent, after {@link #claimBeforeBatch}: checks the epoch row of every distinct (lock, fence) its entries carry. */
     public void beforeBatch(EpochBatch log, long fence, String lock) throws SQLException {
         if (log != null && log.epochWrites() > 0) {
             if (log.controlsTransaction()) {
-                throw new dev.fencing.UnfenceableStatementException(log.epochTable(), "a batch that writes epoch-mode"
-                        + " table " + log.epochTable() + " must not also begin, commit or roll back the transaction in"
-                        + " its SQL: the guard check and the write must share one transaction. Use"
+                throw new dev.fencing.UnfenceableStatementException(log.epochModeTable(), "a batch that writes epoch-mode"
+                        + " table " + log.epochModeTable() + " must not also begin, commit or roll back the transaction in"
+                        + " its SQL: the epoch row's check and the write must share one transaction. Use"
                         + " Connection.commit()/rollback() instead; nothing was sent.");
             }
             String[] locks = log.epochLocks();
             long[] fences = log.epochFences();
             int n = 0;
             for (int i = 0; i < locks.length; i++) {
-                if (!isChecked(locks[i], fences[i], log.epochTable())) {
+                if (!isChecked(locks[i], fences[i], log.epochModeTable())) {
                     locks[n] = locks[i];
                     fences[n] = fences[i];
                     n++;
                 }
             }
             if (n > 0) {
-                check(locks, fences, n, log.epochTable());
+                check(locks, fences, n, log.epochModeTable());
             }
         }
     }
@@ -221,7 +222,7 @@ public final class EpochGuard {
     // ---- claim and check ----------------------------------------------------------------------
 
     /**
-     * Raises the guard of {@code lock} to {@code fence} and commits it, unless it is known to be
+     * Raises the epoch row of {@code lock} to {@code fence} and commits it, unless it is known to be
      * committed there already; refuses when it cannot be committed without committing the
      * application's work.
      */
@@ -269,7 +270,7 @@ public final class EpochGuard {
                 + " is known to this connection, and it cannot claim inside the open transaction (" + where + "): a claim"
                 + " the transaction could still roll back would let the previous holder write after this one has"
                 + " read. Nothing was sent. Claim the tenure before the transaction: lease.claimEpoch(dataSource)"
-                + " right after acquiring the lock (or EpochGuards.claim(dataSource, lock, fence)) on the data"
+                + " right after acquiring the lock (or EpochTable.claim(dataSource, lock, fence)) on the data"
                 + " source this connection comes from, or run the tenure's first statement with auto-commit on, or"
                 + " as the first statement of a transaction begun with setAutoCommit(false).");
     }
@@ -289,10 +290,10 @@ public final class EpochGuard {
     }
 
     private FencingException readOnly(String lock, long fence, SQLException cause) {
-        return new FencingException("a read-only connection cannot claim the epoch guard of lock '" + lock
-                + "' for fence " + fence + " (the claim raises its row in " + guardTable + "); nothing was sent."
+        return new FencingException("a read-only connection cannot claim the epoch row of lock '" + lock
+                + "' for fence " + fence + " (the claim raises its row in " + epochTable + "); nothing was sent."
                 + " Claim the tenure first on a read-write connection: lease.claimEpoch(fencingDataSource) or"
-                + " EpochGuards.claim(fencingDataSource, lock, fence), after which the data source's connections"
+                + " EpochTable.claim(fencingDataSource, lock, fence), after which the data source's connections"
                 + " need no claim of their own.", cause);
     }
 
@@ -334,7 +335,7 @@ public final class EpochGuard {
     }
 
     /**
-     * Checks (and locks) the guard of the first {@code n} (lock, fence) pairs in the current
+     * Checks (and locks) the epoch rows of the first {@code n} (lock, fence) pairs in the current
      * transaction, opening the short transaction when the connection is in auto-commit. On
      * failure the short transaction is rolled back before the exception leaves.
      */
@@ -361,7 +362,7 @@ public final class EpochGuard {
         }
     }
 
-    /** The guard of (lock, fence) was raised and locked in the open transaction. */
+    /** The epoch row of (lock, fence) was raised and locked in the open transaction. */
     private void remember(String lock, long fence) {
         if (checked == null) {
             checked = new HashMap<>(4);
@@ -379,13 +380,13 @@ public final class EpochGuard {
     }
 
     /**
-     * Raises the guard of {@code lock} to {@code fence} in the current transaction, creating the row
+     * Raises the epoch row of {@code lock} to {@code fence} in the current transaction, creating the row
      * when absent, and leaves it locked; a newer fence on it is a {@link StaleFenceException}.
      */
     public void raise(String lock, long fence, String table) throws SQLException {
         if (lock.length() > MAX_LOCK_NAME) {
             throw new FencingException("the lock name '" + lock.substring(0, 40) + "..' is longer than "
-                    + MAX_LOCK_NAME + " characters, the length of " + guardTable + ".lock_name");
+                    + MAX_LOCK_NAME + " characters, the length of " + epochTable + ".lock_name");
         }
         try {
             statements();
@@ -408,7 +409,7 @@ public final class EpochGuard {
             if (insertIfAbsent(lock, fence)) {
                 return;
             }
-            OptionalLong current = readGuard(lock);
+            OptionalLong current = readEpochRow(lock);
             if (current.isPresent()) {
                 if (current.getAsLong() > fence) {
                     throw stale(lock, fence, current, table);
@@ -420,17 +421,17 @@ public final class EpochGuard {
             }
             // older, equal or absent now: a concurrent insert came between; raise again (and lock)
         }
-        throw new FencingException("the guard row of lock '" + lock + "' in " + guardTable
+        throw new FencingException("the epoch row of lock '" + lock + "' in " + epochTable
                 + " could not be raised to fence " + fence + ": it changed under three attempts");
     }
 
-    /** A guard table that does not exist is explained; any other failure is returned as it is. */
+    /** An epoch table that does not exist is explained; any other failure is returned as it is. */
     private SQLException missingTable(SQLException e) {
         String state = e.getSQLState();
         if ("42P01".equals(state) || "42S02".equals(state)) {
-            return new FencingException("the epoch guard table " + guardTable + " does not exist (fencing.epoch-table):"
-                    + " create it once with EpochGuards.createTable(dataSource, config), or run its DDL (see"
-                    + " EpochGuards); nothing was sent", e);
+            return new FencingException("the epoch table " + epochTable + " does not exist (fencing.epoch-table):"
+                    + " create it once with EpochTable.createTable(dataSource, config), or run its DDL (see"
+                    + " EpochTable); nothing was sent", e);
         }
         return e;
     }
@@ -448,7 +449,7 @@ public final class EpochGuard {
         }
     }
 
-    private OptionalLong readGuard(String lock) throws SQLException {
+    private OptionalLong readEpochRow(String lock) throws SQLException {
         read.setString(1, lock);
         try (ResultSet rows = read.executeQuery()) {
             if (rows.next()) {
@@ -461,7 +462,7 @@ public final class EpochGuard {
     private void statements() throws SQLException {
         if (raise == null) {
             if (sql == null) {
-                sql = EpochSql.of(dialect, guardTable);
+                sql = EpochSql.of(dialect, epochTable);
             }
             try {
                 raise = database.prepareStatement(sql.raise());
@@ -475,16 +476,16 @@ public final class EpochGuard {
     }
 
     private StaleFenceException stale(String lock, long fence, OptionalLong newer, String table) {
-        String target = table == null ? guardTable : table;
+        String target = table == null ? epochTable : table;
         return new StaleFenceException("stale fence: the tenure of lock '" + lock + "' with fence " + fence
-                + " is over: its guard row in " + guardTable + " holds "
+                + " is over: its epoch row in " + epochTable + " holds "
                 + (newer.isPresent() ? "fence " + newer.getAsLong() : "a newer fence")
                 + (table == null ? "" : " (the statement writes epoch-mode table " + table + ")")
                 + ". Nothing was sent. The lock has passed to another holder: stop, do not retry.",
                 fence, newer, target);
     }
 
-    /** Closes the prepared guard statements (the connection is being closed). */
+    /** Closes the prepared statements on the epoch table (the connection is being closed). */
     public void close() {
         for (PreparedStatement statement : new PreparedStatement[] {raise, insert, read}) {
             if (statement != null) {
@@ -500,12 +501,12 @@ public final class EpochGuard {
         read = null;
     }
 
-    /** The guard table. */
-    public String guardTable() {
-        return guardTable;
+    /** The epoch table. */
+    public String epochTable() {
+        return epochTable;
     }
 
-    /** The claims this guard shares (an eager claim through a fenced connection records its claim there). */
+    /** The claims these epoch rows share (an eager claim through a fenced connection records its claim there). */
     public EpochClaims claims() {
         return claims;
     }

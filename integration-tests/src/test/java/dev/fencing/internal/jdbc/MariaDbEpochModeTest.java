@@ -12,11 +12,11 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /** Epoch fencing on MariaDB, in a database of its own. */
 @TestDatabase(TestDatabase.Kind.MARIADB)
-class MariaDbEpochGuardTest extends EpochGuardContract {
+class MariaDbEpochModeTest extends EpochModeContract {
 
     private final DataSource database;
 
-    MariaDbEpochGuardTest(DataSource database) {
+    MariaDbEpochModeTest(DataSource database) {
         this.database = database;
     }
 
@@ -26,7 +26,7 @@ class MariaDbEpochGuardTest extends EpochGuardContract {
     }
 
     @Override
-    String lockGuardRowNowait() {
+    String lockEpochRowNowait() {
         return "SELECT fence FROM fencing_epochs WHERE lock_name = ? FOR UPDATE NOWAIT";
     }
 
@@ -36,7 +36,7 @@ class MariaDbEpochGuardTest extends EpochGuardContract {
     }
 
     @Override
-    boolean staleCheckLeavesGuardRowFree() {
+    boolean staleCheckLeavesEpochRowFree() {
         return false;
     }
 
@@ -54,7 +54,7 @@ class MariaDbEpochGuardTest extends EpochGuardContract {
      * Issue 28: REPLACE cannot end the transaction it runs in, and the analyzer and the transaction
      * tracker now read that from one list of statement heads; before, the analyzer reported it as
      * transaction control and every REPLACE of an epoch-mode table was refused. It is checked against
-     * the guard row like any write: the holder's REPLACE lands, a stale holder's is rejected.
+     * the epoch row like any write: the holder's REPLACE lands, a stale holder's is rejected.
      */
     @Test
     void replaceWritesAnEpochTableUnderTheCurrentFenceAndAStaleHoldersReplaceIsRejected() throws Exception {
@@ -63,7 +63,7 @@ class MariaDbEpochGuardTest extends EpochGuardContract {
         Connection b = connection(process());
         as(lock, 40, () -> { update(a, "REPLACE INTO accounts (id, balance) VALUES (1, 150)"); return null; });
         assertThat(balance(1)).isEqualTo(150);
-        assertThat(guard(lock)).isEqualTo(40);
+        assertThat(epochRow(lock)).isEqualTo(40);
 
         as(lock, 41, () -> { update(b, "REPLACE INTO accounts (id, balance) VALUES (1, 160)"); return null; });
         StaleFenceException stale = catchThrowableOfType(StaleFenceException.class,
@@ -71,6 +71,6 @@ class MariaDbEpochGuardTest extends EpochGuardContract {
         assertThat((Throwable) stale).isNotNull();
         assertThat(stale.currentFence()).hasValue(41);
         assertThat(balance(1)).isEqualTo(160);
-        assertThat(guard(lock)).isEqualTo(41);
+        assertThat(epochRow(lock)).isEqualTo(41);
     }
 }

@@ -6,11 +6,11 @@ import javax.sql.DataSource;
 
 /** Epoch fencing on PostgreSQL, in a schema of its own. */
 @TestDatabase(TestDatabase.Kind.POSTGRESQL)
-class PostgresEpochGuardTest extends EpochGuardContract {
+class PostgresEpochModeTest extends EpochModeContract {
 
     private final DataSource database;
 
-    PostgresEpochGuardTest(DataSource database) {
+    PostgresEpochModeTest(DataSource database) {
         this.database = database;
     }
 
@@ -20,7 +20,7 @@ class PostgresEpochGuardTest extends EpochGuardContract {
     }
 
     @Override
-    String lockGuardRowNowait() {
+    String lockEpochRowNowait() {
         return "SELECT fence FROM fencing_epochs WHERE lock_name = ? FOR UPDATE NOWAIT";
     }
 

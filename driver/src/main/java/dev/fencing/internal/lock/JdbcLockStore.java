@@ -1,4 +1,4 @@
-package dev.fencing.lock;
+package dev.fencing.internal.lock;
 
 import dev.fencing.internal.sql.Dialect;
 
@@ -23,9 +23,10 @@ import javax.sql.DataSource;
  * nothing, one read tells a held lock (and how long its holder's TTL runs) from a lock never
  * taken, which one insert creates with fence 1. Release and renewal are conditional on the
  * owner and fence. Every statement runs in auto-commit, with a durable commit where the
- * database lets a session ask for one, and with the operation's timeout at the server.
+ * database lets a session ask for one, and with the operation's timeout at the server. The store
+ * of {@code dev.fencing.lock.JdbcFencedLocks}.
  */
-final class JdbcLockStore implements LockStore {
+public final class JdbcLockStore implements LockStore {
 
     private static final System.Logger LOG = System.getLogger(JdbcLockStore.class.getName());
 
@@ -33,6 +34,8 @@ final class JdbcLockStore implements LockStore {
     private static final Pattern TABLE_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)?");
 
     static final int MAX_RESOURCE_LENGTH = 255;
+    /** The default of how long an unused connection is kept open. */
+    public static final Duration DEFAULT_IDLE_TIMEOUT = JdbcConnections.IDLE_TIMEOUT;
 
     private final JdbcConnections connections;
     private final String table;
@@ -43,7 +46,7 @@ final class JdbcLockStore implements LockStore {
      * @param idleConnections how many connections to keep open between operations
      * @param idleTimeout how long an unused one is kept
      */
-    JdbcLockStore(DataSource dataSource, String table, int idleConnections, Duration idleTimeout) {
+    public JdbcLockStore(DataSource dataSource, String table, int idleConnections, Duration idleTimeout) {
         if (!TABLE_NAME.matcher(table).matches()) {
             throw new IllegalArgumentException("tableName must be an unquoted SQL identifier, optionally"
                     + " schema-qualified ([A-Za-z_][A-Za-z0-9_]*), got '" + table + "'");
@@ -203,7 +206,7 @@ final class JdbcLockStore implements LockStore {
     }
 
     /** Creates the lock table if it does not exist. */
-    void createTable() throws SQLException {
+    public void createTable() throws SQLException {
         run(Duration.ofMinutes(1), (connection, sql, millis) -> {
             try (Statement ddl = connection.createStatement()) {
                 return ddl.execute(sql.lockTableDdl(table));

@@ -1,4 +1,4 @@
-package dev.fencing.lock;
+package dev.fencing.internal.lock;
 
 import java.sql.Connection;
 import java.sql.SQLException;

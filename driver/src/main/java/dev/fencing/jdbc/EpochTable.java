@@ -9,11 +9,11 @@ import java.util.Objects;
 import javax.sql.DataSource;
 
 /**
- * The guard table of {@code epoch} mode, and eager claims of it.
+ * The epoch table of {@code epoch} mode, one row per lock, and eager claims of its rows.
  *
  * <p>In {@code epoch} mode ({@code fencing.mode=epoch}, or per table
  * {@code fencing.table.<name>.mode=epoch}) a fenced table needs no fence column. Instead each lock
- * has one row in the guard table ({@code fencing.epoch-table}, default {@code fencing_epochs}) that
+ * has one row in the epoch table ({@code fencing.epoch-table}, default {@code fencing_epochs}) that
  * holds the newest fence whose tenure has started. Every fenced connection claims that row for
  * the fence in scope before the tenure's first statement through it (raising the row to the
  * fence), and every transaction that writes an epoch-mode table checks and locks the row in the
@@ -38,27 +38,27 @@ import javax.sql.DataSource;
  * </pre>
  * {@link #createTable(DataSource, FencingConfig)} runs the right one. Rows are created by the
  * first claim of each lock. Never delete a row or lower its fence: that would let a stale holder
- * in again. The guard table must not itself be a fenced table (the configuration refuses it).
+ * in again. The epoch table must not itself be a fenced table (the configuration refuses it).
  */
-public final class EpochGuards {
+public final class EpochTable {
 
-    /** The default guard table name ({@code fencing.epoch-table}). */
+    /** The default epoch table name ({@code fencing.epoch-table}). */
     public static final String DEFAULT_TABLE = EpochClaim.DEFAULT_TABLE;
 
-    private EpochGuards() {
+    private EpochTable() {
     }
 
-    /** The DDL of the guard table of {@code config} ({@code fencing.epoch-table}) on {@code dataSource}'s database. */
+    /** The DDL of the epoch table of {@code config} ({@code fencing.epoch-table}) on {@code dataSource}'s database. */
     public static String createTableSql(DataSource dataSource, FencingConfig config) throws SQLException {
         return EpochClaim.createTableSql(Objects.requireNonNull(dataSource, "dataSource"), config.epochTable());
     }
 
-    /** Creates the guard table of {@code config} ({@code fencing.epoch-table}) if it does not exist. */
+    /** Creates the epoch table of {@code config} ({@code fencing.epoch-table}) if it does not exist. */
     public static void createTable(DataSource dataSource, FencingConfig config) throws SQLException {
         createTable(dataSource, config.epochTable());
     }
 
-    /** Creates the guard table of the fencing data source's configuration if it does not exist. */
+    /** Creates the epoch table of the fencing data source's configuration if it does not exist. */
     public static void createTable(FencingDataSource dataSource) throws SQLException {
         createTable(dataSource, dataSource.config().epochTable());
     }
@@ -68,15 +68,15 @@ public final class EpochGuards {
     }
 
     /**
-     * Claims the guard of {@code lockName} for {@code fence} now, in a transaction of its own, so that
+     * Claims the epoch row of {@code lockName} for {@code fence} now, in a transaction of its own, so that
      * the tenure starts at the database before its first statement: {@code lease.claimEpoch(dataSource)}
      * right after acquiring does this. Through a {@link FencingDataSource} the claim is remembered, and
      * its connections send no claim of their own for this fence; so it is when the data source hands out
      * connections fenced by the {@code jdbc:fencing:} driver or the agent (the claim is remembered by
-     * their configuration's context, the guard table is theirs). With any other data source the
-     * guard table is {@value #DEFAULT_TABLE}.
+     * their configuration's context, the epoch table is theirs). With any other data source the
+     * epoch table is {@value #DEFAULT_TABLE}.
      *
-     * @throws dev.fencing.StaleFenceException when the guard already holds a newer fence: the lock has
+     * @throws dev.fencing.StaleFenceException when the epoch row already holds a newer fence: the lock has
      *         passed on
      */
     public static void claim(DataSource dataSource, String lockName, long fence) throws SQLException {
@@ -84,7 +84,7 @@ public final class EpochGuards {
         claim(dataSource, fencing == null ? null : fencing.config().epochTable(), fencing, lockName, fence);
     }
 
-    /** Like {@link #claim(DataSource, String, long)}, with the guard table of {@code config}. */
+    /** Like {@link #claim(DataSource, String, long)}, with the epoch table of {@code config}. */
     public static void claim(DataSource dataSource, FencingConfig config, String lockName, long fence)
             throws SQLException {
         claim(dataSource, config.epochTable(), fencingOf(dataSource), lockName, fence);

@@ -3,7 +3,7 @@ package dev.fencing.internal.jdbc;
 import javax.sql.DataSource;
 
 /** Epoch fencing on an H2 in-memory database of its own. */
-class H2EpochGuardTest extends EpochGuardContract {
+class H2EpochModeTest extends EpochModeContract {
 
     private static final DataSource DATABASE = H2.database();
 
@@ -13,13 +13,13 @@ class H2EpochGuardTest extends EpochGuardContract {
     }
 
     @Override
-    String lockGuardRowNowait() {
+    String lockEpochRowNowait() {
         return "SELECT fence FROM fencing_epochs WHERE lock_name = ? FOR UPDATE NOWAIT";
     }
 
-    /** H2 keeps the guard row locked by the statements that found it newer, until the transaction ends. */
+    /** H2 keeps the epoch row locked by the statements that found it newer, until the transaction ends. */
     @Override
-    boolean staleCheckLeavesGuardRowFree() {
+    boolean staleCheckLeavesEpochRowFree() {
         return false;
     }
 

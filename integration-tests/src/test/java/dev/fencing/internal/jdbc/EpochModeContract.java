@@ -1,6 +1,6 @@
 package dev.fencing.internal.jdbc;
 
-import dev.fencing.jdbc.EpochGuards;
+import dev.fencing.jdbc.EpochTable;
 import dev.fencing.jdbc.FencingDataSource;
 
 import dev.fencing.Fence;
@@ -33,11 +33,11 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /**
  * Epoch fencing on one database: {@code orders} is a row-mode table (fence column), {@code accounts}
- * an epoch-mode table (no fence column), {@code fencing_epochs} the guard. Each test uses a lock
+ * an epoch-mode table (no fence column), {@code fencing_epochs} the epoch table. Each test uses a lock
  * name of its own. Holders in different "processes" use different {@link FencingDataSource}s, so
  * that what one of them knows reaches the other only through the database.
  */
-abstract class EpochGuardContract extends OrdersFixture {
+abstract class EpochModeContract extends OrdersFixture {
 
     /** Work run under a fence. */
     @FunctionalInterface
@@ -48,8 +48,8 @@ abstract class EpochGuardContract extends OrdersFixture {
     final String lock = "acct:" + UniqueNames.next("t_");
     private final ExecutorService threads = Executors.newCachedThreadPool();
 
-    /** The text that locks a guard row without waiting, or fails at once when it is locked. */
-    abstract String lockGuardRowNowait();
+    /** The text that locks a epoch row without waiting, or fails at once when it is locked. */
+    abstract String lockEpochRowNowait();
 
     /** An {@code INSERT .. RETURNING balance} of (id, balance) for executeQuery, or null when there is none. */
     abstract String returningInsert();
@@ -63,7 +63,7 @@ abstract class EpochGuardContract extends OrdersFixture {
     void createEpochTables() throws SQLException {
         sql("DROP TABLE IF EXISTS accounts", "DROP TABLE IF EXISTS fencing_epochs",
                 "CREATE TABLE accounts (id BIGINT PRIMARY KEY, balance BIGINT NOT NULL)");
-        EpochGuards.createTable(raw(), config());
+        EpochTable.createTable(raw(), config());
     }
 
     /** An unfenced connection that reads rows back, opened once per test. */
@@ -136,8 +136,8 @@ abstract class EpochGuardContract extends OrdersFixture {
         }
     }
 
-    /** The guard row's fence, or null when absent. */
-    Long guard(String lockName) throws SQLException {
+    /** The epoch row's fence, or null when absent. */
+    Long epochRow(String lockName) throws SQLException {
         try (PreparedStatement select = inspector().prepareStatement("SELECT fence FROM fencing_epochs WHERE lock_name = ?")) {
             select.setString(1, lockName);
             try (ResultSet rows = select.executeQuery()) {
@@ -146,15 +146,15 @@ abstract class EpochGuardContract extends OrdersFixture {
         }
     }
 
-    /** Fails unless another connection can lock the guard row of {@code lockName} at once. */
-    void assertGuardNotLocked(String lockName) throws SQLException {
+    /** Fails unless another connection can lock the epoch row of {@code lockName} at once. */
+    void assertEpochRowNotLocked(String lockName) throws SQLException {
         Connection connection = inspector();
         connection.setAutoCommit(false);
-        try (PreparedStatement select = connection.prepareStatement(lockGuardRowNowait())) {
+        try (PreparedStatement select = connection.prepareStatement(lockEpochRowNowait())) {
             select.setString(1, lockName);
             select.executeQuery().close();
         } catch (SQLException e) {
-            throw new AssertionError("the guard row of " + lockName + " is still locked: " + e, e);
+            throw new AssertionError("the epoch row of " + lockName + " is still locked: " + e, e);
         } finally {
             connection.rollback();
             connection.setAutoCommit(true);
@@ -169,7 +169,7 @@ abstract class EpochGuardContract extends OrdersFixture {
             }
         });
         claim.get(5, TimeUnit.SECONDS);
-        assertThat(guard(lockName)).isEqualTo(fence);
+        assertThat(epochRow(lockName)).isEqualTo(fence);
     }
 
     /**
@@ -202,7 +202,7 @@ abstract class EpochGuardContract extends OrdersFixture {
             return null;
         });
         assertThat(balance(1)).isEqualTo(100L);
-        assertGuardNotLocked(lock);
+        assertEpochRowNotLocked(lock);
     }
 
     @Test
@@ -218,10 +218,10 @@ abstract class EpochGuardContract extends OrdersFixture {
                     .hasMessageContaining("lease.claimEpoch(dataSource)");
             statement.execute("ROLLBACK");
         }
-        assertThat(guard(lock)).as("nothing claimed").isNull();
+        assertThat(epochRow(lock)).as("nothing claimed").isNull();
         Connection second = connection(process);
         as(lock, 9, () -> query(second, "SELECT COUNT(*) FROM accounts"));
-        assertThat(guard(lock)).isEqualTo(9L);
+        assertThat(epochRow(lock)).isEqualTo(9L);
         // claimed now: the first connection reads in a transaction begun by text
         try (Statement statement = first.createStatement()) {
             statement.execute(beginText());
@@ -247,9 +247,9 @@ abstract class EpochGuardContract extends OrdersFixture {
         a.setAutoCommit(false);
         as(lock, 33, () -> { a.createStatement().execute("COMMIT"); return null; });
         a.setAutoCommit(true);
-        assertThat(guard(lock)).isEqualTo(34);
+        assertThat(epochRow(lock)).isEqualTo(34);
         assertThat(balance(1)).isEqualTo(100);
-        assertGuardNotLocked(lock);
+        assertEpochRowNotLocked(lock);
     }
 
     @Test
@@ -293,10 +293,10 @@ abstract class EpochGuardContract extends OrdersFixture {
         Connection b = connection(process());
 
         assertThat(as(lock, 33, () -> query(a, "SELECT balance FROM accounts WHERE id = 1"))).isEqualTo(100);
-        assertThat(guard(lock)).isEqualTo(33);
+        assertThat(epochRow(lock)).isEqualTo(33);
         // the lock passes to B, who only reads account 1 and never touches account 2
         assertThat(as(lock, 34, () -> query(b, "SELECT balance FROM accounts WHERE id = 1"))).isEqualTo(100);
-        assertThat(guard(lock)).isEqualTo(34);
+        assertThat(epochRow(lock)).isEqualTo(34);
 
         for (String write : List.of("INSERT INTO accounts (id, balance) VALUES (3, 300)",
                 "UPDATE accounts SET balance = 101 WHERE id = 1",
@@ -313,8 +313,8 @@ abstract class EpochGuardContract extends OrdersFixture {
         assertThat(balance(1)).isEqualTo(100);
         assertThat(balance(2)).isEqualTo(200);
         assertThat(balance(3)).isNull();
-        assertThat(guard(lock)).isEqualTo(34);
-        assertGuardNotLocked(lock);
+        assertThat(epochRow(lock)).isEqualTo(34);
+        assertEpochRowNotLocked(lock);
 
         // the new holder writes as usual
         as(lock, 34, () -> { update(b, "UPDATE accounts SET balance = balance + 1 WHERE id = 1"); return null; });
@@ -333,7 +333,7 @@ abstract class EpochGuardContract extends OrdersFixture {
         assertThat((Throwable) stale).isNotNull();
         assertThat(stale.currentFence()).hasValue(34);
         assertThat(stale.getSQLState()).isEqualTo(StaleFenceException.SQL_STATE);
-        assertThat(guard(lock)).isEqualTo(34);
+        assertThat(epochRow(lock)).isEqualTo(34);
     }
 
     @Test
@@ -347,7 +347,7 @@ abstract class EpochGuardContract extends OrdersFixture {
         Connection a = connection(shared);
         assertThatThrownBy(() -> as(lock, 33, () -> query(a, "SELECT balance FROM accounts WHERE id = 1")))
                 .isInstanceOf(StaleFenceException.class);
-        assertThat(guard(lock)).isNull();
+        assertThat(epochRow(lock)).isNull();
     }
 
     // ---- claims ----------------------------------------------------------------------------------
@@ -368,7 +368,7 @@ abstract class EpochGuardContract extends OrdersFixture {
             if (olderOutcome != null) {
                 assertThat(olderOutcome).isInstanceOf(StaleFenceException.class);
             }
-            assertThat(guard(name)).isEqualTo(newer);
+            assertThat(epochRow(name)).isEqualTo(newer);
             // whichever came first, the older tenure can write nothing now
             assertThatThrownBy(() -> as(name, older, () -> {
                 update(a, "INSERT INTO accounts (id, balance) VALUES (1, 1)");
@@ -395,8 +395,8 @@ abstract class EpochGuardContract extends OrdersFixture {
         Connection a = connection(process());
         a.setAutoCommit(false);
         as(lock, 33, () -> query(a, "SELECT balance FROM accounts WHERE id = 1"));
-        // the claim was committed before the read: nothing holds the guard row yet
-        assertGuardNotLocked(lock);
+        // the claim was committed before the read: nothing holds the epoch row yet
+        assertEpochRowNotLocked(lock);
         as(lock, 33, () -> { update(a, "UPDATE accounts SET balance = 120 WHERE id = 1"); return null; });
         // the check belongs to A's write transaction: B's claim waits for it
         Future<Long> b = threads.submit(() -> {
@@ -409,7 +409,7 @@ abstract class EpochGuardContract extends OrdersFixture {
         a.commit();
         // B's claim went through after A's commit, and B's read saw A's write
         assertThat(b.get(5, TimeUnit.SECONDS)).isEqualTo(150);
-        assertThat(guard(lock)).isEqualTo(34);
+        assertThat(epochRow(lock)).isEqualTo(34);
         assertThatThrownBy(() -> as(lock, 33, () -> { update(a, "UPDATE accounts SET balance = 0 WHERE id = 1"); return null; }))
                 .isInstanceOf(StaleFenceException.class);
         a.rollback();
@@ -422,12 +422,12 @@ abstract class EpochGuardContract extends OrdersFixture {
         a.setAutoCommit(false);
         as(lock, 33, () -> query(a, "SELECT COUNT(*) FROM accounts"));
         a.rollback();
-        assertThat(guard(lock)).isEqualTo(33);
+        assertThat(epochRow(lock)).isEqualTo(33);
         // the same in a transaction whose first fenced statement is a write: claim committed, write rolled back
         String other = lock + ":write";
         as(other, 7, () -> { update(a, "INSERT INTO accounts (id, balance) VALUES (1, 1)"); return null; });
         a.rollback();
-        assertThat(guard(other)).isEqualTo(7);
+        assertThat(epochRow(other)).isEqualTo(7);
         assertThat(balance(1)).isNull();
         a.setAutoCommit(true);
     }
@@ -464,7 +464,7 @@ abstract class EpochGuardContract extends OrdersFixture {
             assertThat(refused.getMessage()).contains("claimEpoch").contains(lockName).contains("Nothing was sent");
             refusals.add(refused.getMessage());
             restartTransaction.run();
-            EpochGuards.claim(process, lockName, fence);
+            EpochTable.claim(process, lockName, fence);
             return readBalance(connection, lockName, fence);
         }
     }
@@ -507,7 +507,7 @@ abstract class EpochGuardContract extends OrdersFixture {
             b.commit();
             applied++;
             assertThat(balance(1) - 100).as(undo + ": increments kept, of " + applied + " applied").isEqualTo(applied);
-            assertThat(guard(name)).as(undo).isEqualTo(34);
+            assertThat(epochRow(name)).as(undo).isEqualTo(34);
             // a claim at the start of a transaction is committed before the read; after a savepoint it is refused
             assertThat(refusals).as(undo).hasSize(undo.contains("savepoint") ? 1 : 0);
             b.setAutoCommit(true);
@@ -520,7 +520,7 @@ abstract class EpochGuardContract extends OrdersFixture {
         String other = lock + ":other";
         long applied = 0;
         List<String> refusals = new ArrayList<>();
-        // the stale holder (fence 33) reads, then its write transaction holds the guard row, uncommitted
+        // the stale holder (fence 33) reads, then its write transaction holds the epoch row, uncommitted
         Connection a = connection(process());
         long aRead = readBalance(a, lock, 33);
         a.setAutoCommit(false);
@@ -559,28 +559,28 @@ abstract class EpochGuardContract extends OrdersFixture {
         Connection a = connection(process());
         as(lock, 33, () -> query(a, "SELECT COUNT(*) FROM accounts"));
         as(lock, 35, () -> query(a, "SELECT COUNT(*) FROM accounts"));
-        assertThat(guard(lock)).isEqualTo(35);
+        assertThat(epochRow(lock)).isEqualTo(35);
         assertThatThrownBy(() -> as(lock, 33, () -> query(a, "SELECT COUNT(*) FROM accounts")))
                 .isInstanceOf(StaleFenceException.class);
     }
 
     @Test
-    void anEagerClaimRaisesTheGuardAndServesTheDataSourcesConnections() throws Exception {
+    void anEagerClaimRaisesTheEpochRowAndServesTheDataSourcesConnections() throws Exception {
         FencingDataSource dataSource = process();
-        EpochGuards.claim(dataSource, lock, 40);
-        assertThat(guard(lock)).isEqualTo(40);
+        EpochTable.claim(dataSource, lock, 40);
+        assertThat(epochRow(lock)).isEqualTo(40);
         // lowered behind the data source's back (never do this): its connections claim no more
         sql("UPDATE fencing_epochs SET fence = 39 WHERE lock_name = '" + lock + "'");
         Connection connection = connection(dataSource);
         as(lock, 40, () -> query(connection, "SELECT COUNT(*) FROM accounts"));
-        assertThat(guard(lock)).isEqualTo(39);
+        assertThat(epochRow(lock)).isEqualTo(39);
         // the write transaction's check raises it again
         as(lock, 40, () -> { update(connection, "INSERT INTO accounts (id, balance) VALUES (1, 1)"); return null; });
-        assertThat(guard(lock)).isEqualTo(40);
+        assertThat(epochRow(lock)).isEqualTo(40);
 
-        assertThatThrownBy(() -> EpochGuards.claim(raw(), lock, 38)).isInstanceOf(StaleFenceException.class);
-        EpochGuards.claim(raw(), config(), lock, 41);
-        assertThat(guard(lock)).isEqualTo(41);
+        assertThatThrownBy(() -> EpochTable.claim(raw(), lock, 38)).isInstanceOf(StaleFenceException.class);
+        EpochTable.claim(raw(), config(), lock, 41);
+        assertThat(epochRow(lock)).isEqualTo(41);
     }
 
     @Test
@@ -593,7 +593,7 @@ abstract class EpochGuardContract extends OrdersFixture {
             try (dev.fencing.lock.Lease first = locks.acquire(lock, java.time.Duration.ofSeconds(30),
                     java.time.Duration.ofSeconds(5))) {
                 first.claimEpoch(process);
-                assertThat(guard(lock)).isEqualTo(first.fence());
+                assertThat(epochRow(lock)).isEqualTo(first.fence());
                 Connection connection = connection(process);
                 first.runFenced(() -> {
                     try {
@@ -627,7 +627,7 @@ abstract class EpochGuardContract extends OrdersFixture {
             update(a, "INSERT INTO notes (id, body) VALUES (1, 'x')");
             return null;
         });
-        // the transaction holds the guard row: a new tenure waits for it
+        // the transaction holds the epoch row: a new tenure waits for it
         Future<Long> b = threads.submit(() -> {
             try (Connection connection = process().getConnection()) {
                 return as(lock, 41, () -> query(connection, "SELECT balance FROM accounts WHERE id = 1"));
@@ -648,15 +648,15 @@ abstract class EpochGuardContract extends OrdersFixture {
         a.rollback();
         assertThat(order(1).status()).isEqualTo("paid");
         assertThat(balance(1)).isEqualTo(90);
-        assertGuardNotLocked(lock);
+        assertEpochRowNotLocked(lock);
     }
 
     /**
-     * True when a transaction whose check found a newer fence holds no lock on the guard row
+     * True when a transaction whose check found a newer fence holds no lock on the epoch row
      * (InnoDB's UPDATE locks the row it examined under REPEATABLE READ, whether it matched or not,
      * and so does H2): elsewhere the stale transaction must be rolled back to let the new tenure in.
      */
-    boolean staleCheckLeavesGuardRowFree() {
+    boolean staleCheckLeavesEpochRowFree() {
         return true;
     }
 
@@ -669,13 +669,13 @@ abstract class EpochGuardContract extends OrdersFixture {
         a.setAutoCommit(false);
         assertThatThrownBy(() -> as(lock, 40, () -> { update(a, "UPDATE accounts SET balance = 0 WHERE id = 1"); return null; }))
                 .isInstanceOf(StaleFenceException.class);
-        if (staleCheckLeavesGuardRowFree()) {
-            assertGuardNotLocked(lock);
+        if (staleCheckLeavesEpochRowFree()) {
+            assertEpochRowNotLocked(lock);
             // nothing was sent that could abort the transaction: it reads on (and is rolled back)
             assertThat(query(a, "SELECT balance FROM accounts WHERE id = 1")).isEqualTo(100);
         }
         a.rollback();
-        assertGuardNotLocked(lock);
+        assertEpochRowNotLocked(lock);
         assertThat(balance(1)).isEqualTo(100);
     }
 
@@ -690,7 +690,7 @@ abstract class EpochGuardContract extends OrdersFixture {
             return null;
         });
         a.commit();
-        assertGuardNotLocked(lock);
+        assertEpochRowNotLocked(lock);
         assertThat(balance(1)).isEqualTo(102);
         claimElsewhereAtOnce(lock, 41);
         assertThatThrownBy(() -> as(lock, 40, () -> { update(a, "UPDATE accounts SET balance = 0 WHERE id = 1"); return null; }))
@@ -700,19 +700,19 @@ abstract class EpochGuardContract extends OrdersFixture {
     }
 
     @Test
-    void anAutoCommitWriteLeavesAutoCommitOnAndTheGuardFree() throws Exception {
+    void anAutoCommitWriteLeavesAutoCommitOnAndTheEpochRowFree() throws Exception {
         account(1, 100);
         Connection a = connection(process());
         as(lock, 40, () -> { update(a, "UPDATE accounts SET balance = 120 WHERE id = 1"); return null; });
         assertThat(a.getAutoCommit()).isTrue();
         assertThat(balance(1)).isEqualTo(120);
-        assertThat(guard(lock)).isEqualTo(40);
-        assertGuardNotLocked(lock);
+        assertThat(epochRow(lock)).isEqualTo(40);
+        assertEpochRowNotLocked(lock);
         claimElsewhereAtOnce(lock, 41);
     }
 
     @Test
-    void aFailedAutoCommitWriteRollsBackItsShortTransactionAndFreesTheGuard() throws Exception {
+    void aFailedAutoCommitWriteRollsBackItsShortTransactionAndFreesTheEpochRow() throws Exception {
         account(1, 100);
         Connection a = connection(process());
         assertThatThrownBy(() -> as(lock, 40, () -> {
@@ -721,8 +721,8 @@ abstract class EpochGuardContract extends OrdersFixture {
         })).isInstanceOf(SQLException.class).isNotInstanceOf(StaleFenceException.class);
         assertThat(a.getAutoCommit()).isTrue();
         // the claim was committed before the write's short transaction began; the write was rolled back
-        assertThat(guard(lock)).isEqualTo(40);
-        assertGuardNotLocked(lock);
+        assertThat(epochRow(lock)).isEqualTo(40);
+        assertEpochRowNotLocked(lock);
         assertThat(balance(1)).isEqualTo(100);
         as(lock, 40, () -> query(a, "SELECT COUNT(*) FROM accounts"));
         claimElsewhereAtOnce(lock, 41);
@@ -747,20 +747,20 @@ abstract class EpochGuardContract extends OrdersFixture {
                 .hasMessageContaining("no fence in scope");
         assertThat(balance(1)).isEqualTo(100);
         assertThat(a.getAutoCommit()).isTrue();
-        assertThat(guard(lock)).isNull();
+        assertThat(epochRow(lock)).isNull();
     }
 
     @Test
-    void aMissingGuardTableIsExplained() throws Exception {
+    void aMissingEpochTableIsExplained() throws Exception {
         sql("DROP TABLE fencing_epochs");
         Connection a = connection(process());
         assertThatThrownBy(() -> as(lock, 40, () -> query(a, "SELECT COUNT(*) FROM accounts")))
                 .isInstanceOf(dev.fencing.FencingException.class)
                 .hasMessageContaining("fencing_epochs does not exist")
-                .hasMessageContaining("EpochGuards.createTable");
-        EpochGuards.createTable(raw(), config());
+                .hasMessageContaining("EpochTable.createTable");
+        EpochTable.createTable(raw(), config());
         assertThat((Long) as(lock, 40, () -> query(a, "SELECT COUNT(*) FROM accounts"))).isZero();
-        assertThat(guard(lock)).isEqualTo(40);
+        assertThat(epochRow(lock)).isEqualTo(40);
     }
 
     @Test
@@ -778,7 +778,7 @@ abstract class EpochGuardContract extends OrdersFixture {
         // refused before sending: the transaction goes on
         assertThat(query(a, "SELECT balance FROM accounts WHERE id = 1")).isEqualTo(100);
         a.rollback();
-        EpochGuards.claim(process, lock, 40);
+        EpochTable.claim(process, lock, 40);
         assertThat((Long) as(lock, 40, () -> query(a, "SELECT balance FROM accounts WHERE id = 1"))).isEqualTo(100);
         a.rollback();
     }
@@ -806,7 +806,7 @@ abstract class EpochGuardContract extends OrdersFixture {
             assertThat(a.getAutoCommit()).isTrue();
             assertThat(balance(1)).isNull();
             assertThat(balance(2)).isNull();
-            assertGuardNotLocked(lock);
+            assertEpochRowNotLocked(lock);
             // the refused entries were dropped with the batch
             assertThat(batch.executeBatch()).isEmpty();
         }
@@ -842,7 +842,7 @@ abstract class EpochGuardContract extends OrdersFixture {
             long before = id[0];
             as(lock, 40, write);
             assertThat(a.getAutoCommit()).as("path " + path).isTrue();
-            assertGuardNotLocked(lock);
+            assertEpochRowNotLocked(lock);
             assertThat(balance(id[0])).as("path " + path + " wrote").isEqualTo(id[0]);
             assertThat(rows("accounts")).as("path " + path).isEqualTo(id[0]);
             paths.add("path " + path + " wrote " + (id[0] - before));
@@ -855,7 +855,7 @@ abstract class EpochGuardContract extends OrdersFixture {
             path++;
             assertThatThrownBy(() -> as(lock, 40, write)).as("stale path " + path).isInstanceOf(StaleFenceException.class);
             assertThat(a.getAutoCommit()).as("stale path " + path).isTrue();
-            assertGuardNotLocked(lock);
+            assertEpochRowNotLocked(lock);
         }
         assertThat(rows("accounts")).isEqualTo(written);
     }
