@@ -2,7 +2,6 @@ package dev.fencing;
 
 import dev.fencing.internal.config.ConfigKey;
 import dev.fencing.internal.config.Identifiers;
-import dev.fencing.internal.config.FencedTableSet;
 import dev.fencing.internal.config.TableName;
 
 import java.io.IOException;
@@ -156,11 +155,10 @@ public final class FencingConfig {
         }
     }
 
-    static {
-        FencedTableSet.grant(config -> config.tables);
-    }
-
-    private final FencedTableSet tables;
+    /** The fenced tables, parsed, in configuration order. */
+    private final Set<TableName> tables;
+    /** The tables whose mode is set on its own ({@code fencing.table.<name>.mode}). */
+    private final Map<TableName, Mode> ownModes;
     /** {@link #tables()}, written once: the set of strings the configuration was built from. */
     private final Set<String> tableNames;
     private final String column;
@@ -175,9 +173,10 @@ public final class FencingConfig {
     private final List<String> guardSchemas;
 
     private FencingConfig(Builder builder) {
-        this.tables = new FencedTableSet(builder.tables, builder.tableModes, builder.mode);
+        this.tables = Collections.unmodifiableSet(new LinkedHashSet<>(builder.tables));
+        this.ownModes = Collections.unmodifiableMap(new LinkedHashMap<>(builder.tableModes));
         Set<String> names = new LinkedHashSet<>();
-        tables.names().forEach(t -> names.add(t.toString()));
+        tables.forEach(t -> names.add(t.toString()));
         this.tableNames = Collections.unmodifiableSet(names);
         this.column = builder.column;
         this.comparison = builder.comparison;
@@ -256,10 +255,10 @@ public final class FencingConfig {
      */
     public Mode modeOf(String table) {
         TableName name = TableName.parse(Objects.requireNonNull(table, "table"));
-        if (!tables.names().contains(name)) {
+        if (!tables.contains(name)) {
             throw new IllegalArgumentException(table + " is not a fenced table; the fenced tables are " + tables());
         }
-        return tables.modeOf(name);
+        return ownModes.getOrDefault(name, mode);
     }
 
     public ProcedureCalls procedureCalls() {
@@ -271,7 +270,7 @@ public final class FencingConfig {
         if (mode == Mode.EPOCH) {
             return true;
         }
-        return tables.ownModes().containsValue(Mode.EPOCH);
+        return ownModes.containsValue(Mode.EPOCH);
     }
 
     /** The epoch table of epoch mode, one row per lock ({@code lock_name} primary key, {@code fence} BIGINT), a plain (optionally schema-qualified) name. */
@@ -320,7 +319,7 @@ public final class FencingConfig {
                 case ON_ZERO_ROWS -> onZeroRows.toString();
                 case MODE -> mode.toString();
                 case TABLE_MODE -> {
-                    tables.ownModes().forEach((t, m) -> properties.setProperty(ConfigKey.modeKeyOf(t.toString()), m.toString()));
+                    ownModes.forEach((t, m) -> properties.setProperty(ConfigKey.modeKeyOf(t.toString()), m.toString()));
                     yield null;
                 }
                 case EPOCH_TABLE -> epochTable;
@@ -341,7 +340,7 @@ public final class FencingConfig {
     @Override
     public boolean equals(Object other) {
         return other instanceof FencingConfig that
-                && tables.equals(that.tables) && column.equals(that.column)
+                && tables.equals(that.tables) && ownModes.equals(that.ownModes) && column.equals(that.column)
                 && comparison == that.comparison && onZeroRows == that.onZeroRows
                 && mode == that.mode
                 && procedureCalls == that.procedureCalls && planCacheSize == that.planCacheSize
@@ -351,7 +350,7 @@ public final class FencingConfig {
 
     @Override
     public int hashCode() {
-        return Objects.hash(tables, column, comparison, onZeroRows, mode, procedureCalls,
+        return Objects.hash(tables, ownModes, column, comparison, onZeroRows, mode, procedureCalls,
                 planCacheSize, parseTimeoutMillis, epochTable, databaseGuard, guardSchemas);
     }
 

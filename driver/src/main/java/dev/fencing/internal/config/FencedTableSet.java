@@ -8,41 +8,35 @@ import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.function.Function;
 
 /**
- * A configuration's fenced tables as the driver matches them: parsed names and per-table modes. The
- * public {@link FencingConfig} shows tables as strings only; the driver reads this view through
- * {@link #of(FencingConfig)}, which {@code FencingConfig} grants when its class is initialised (so the
- * public API never names an internal type).
+ * A configuration's fenced tables as the driver matches them: parsed names and each table's mode.
+ * It is read from {@link FencingConfig}'s public view ({@link FencingConfig#tables()}, whose names
+ * are plain identifiers and so parse back to the same names, and {@link FencingConfig#modeOf}), so
+ * that the public class needs nothing of this one.
  */
 public final class FencedTableSet {
-
-    private static volatile Function<FencingConfig, FencedTableSet> access;
 
     private final Set<TableName> names;
     private final Map<TableName, FencingConfig.Mode> modes;
     private final FencingConfig.Mode defaultMode;
 
-    public FencedTableSet(Set<TableName> names, Map<TableName, FencingConfig.Mode> modes, FencingConfig.Mode defaultMode) {
-        this.names = Collections.unmodifiableSet(new LinkedHashSet<>(names));
-        this.modes = Collections.unmodifiableMap(new LinkedHashMap<>(modes));
+    private FencedTableSet(Set<TableName> names, Map<TableName, FencingConfig.Mode> modes, FencingConfig.Mode defaultMode) {
+        this.names = Collections.unmodifiableSet(names);
+        this.modes = Collections.unmodifiableMap(modes);
         this.defaultMode = Objects.requireNonNull(defaultMode, "defaultMode");
     }
 
-    /** Called once, by {@code FencingConfig}'s static initialiser. */
-    public static void grant(Function<FencingConfig, FencedTableSet> accessor) {
-        synchronized (FencedTableSet.class) {
-            if (access != null) {
-                throw new IllegalStateException("the fenced-table view is granted once, by FencingConfig");
-            }
-            access = Objects.requireNonNull(accessor, "accessor");
-        }
-    }
-
-    /** The fenced tables of {@code config} (its class is initialised: an instance exists). */
+    /** The fenced tables of {@code config}. */
     public static FencedTableSet of(FencingConfig config) {
-        return access.apply(Objects.requireNonNull(config, "config"));
+        Set<TableName> names = new LinkedHashSet<>();
+        Map<TableName, FencingConfig.Mode> modes = new LinkedHashMap<>();
+        for (String table : config.tables()) {
+            TableName name = TableName.parse(table);
+            names.add(name);
+            modes.put(name, config.modeOf(table));
+        }
+        return new FencedTableSet(names, modes, config.mode());
     }
 
     /** The fenced tables, in configuration order. */
@@ -63,21 +57,5 @@ public final class FencedTableSet {
     /** The mode of one fenced table: its own {@code fencing.table.<name>.mode}, else the default mode. */
     public FencingConfig.Mode modeOf(TableName fencedTable) {
         return modes.getOrDefault(fencedTable, defaultMode);
-    }
-
-    /** The tables whose mode is set on its own. */
-    public Map<TableName, FencingConfig.Mode> ownModes() {
-        return modes;
-    }
-
-    @Override
-    public boolean equals(Object other) {
-        return other instanceof FencedTableSet that && names.equals(that.names) && modes.equals(that.modes)
-                && defaultMode == that.defaultMode;
-    }
-
-    @Override
-    public int hashCode() {
-        return Objects.hash(names, modes, defaultMode);
     }
 }
