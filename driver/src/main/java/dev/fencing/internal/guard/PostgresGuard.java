@@ -1,14 +1,21 @@
 package dev.fencing.internal.guard;
 
+import static dev.fencing.internal.guard.PostgresGuardFunctions.DDL_FUNCTION;
+import static dev.fencing.internal.guard.PostgresGuardFunctions.EPOCH_FUNCTION;
+import static dev.fencing.internal.guard.PostgresGuardFunctions.ROW_FUNCTION;
+import static dev.fencing.internal.guard.PostgresGuardFunctions.ROW_TRIGGER;
+import static dev.fencing.internal.guard.PostgresGuardFunctions.TRUNCATE_FUNCTION;
+import static dev.fencing.internal.guard.PostgresGuardFunctions.TRUNCATE_TRIGGER;
 import static dev.fencing.internal.guard.PostgresGuardFunctions.epochBody;
 import static dev.fencing.internal.guard.PostgresGuardFunctions.eventBody;
 import static dev.fencing.internal.guard.PostgresGuardFunctions.eventFunction;
 import static dev.fencing.internal.guard.PostgresGuardFunctions.function;
+import static dev.fencing.internal.guard.PostgresGuardFunctions.ident;
+import static dev.fencing.internal.guard.PostgresGuardFunctions.literal;
 import static dev.fencing.internal.guard.PostgresGuardFunctions.rowBody;
 import static dev.fencing.internal.guard.PostgresGuardFunctions.truncateBody;
 
 import dev.fencing.FencingConfig;
-import dev.fencing.internal.sql.Dialect;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -55,12 +62,6 @@ final class PostgresGuard implements DialectGuard {
 
     private static final System.Logger LOG = System.getLogger(Guards.class.getName());
 
-    static final String ROW_FUNCTION = "fencing_guard_row";
-    static final String EPOCH_FUNCTION = "fencing_guard_epoch";
-    static final String TRUNCATE_FUNCTION = "fencing_guard_truncate";
-    static final String ROW_TRIGGER = "fencing_guard";
-    static final String TRUNCATE_TRIGGER = "fencing_guard_truncate";
-    static final String DDL_FUNCTION = "fencing_guard_ddl";
     /** The event triggers, database-wide, and the event each fires on. */
     static final Map<String, String> EVENT_TRIGGERS = eventTriggers();
     /** Install and remove run DDL on guarded tables: their transaction carries the migration mark. */
@@ -450,13 +451,5 @@ final class PostgresGuard implements DialectGuard {
     /** {@code pg_trigger.tgargs} of one argument, as {@code encode(.., 'hex')} shows it. */
     private static String hex(String argument) {
         return java.util.HexFormat.of().formatHex((argument + "\u0000").getBytes(java.nio.charset.StandardCharsets.UTF_8));
-    }
-
-    static String literal(String text) {
-        return Dialect.POSTGRESQL.quoteLiteral(text);
-    }
-
-    static String ident(String name) {
-        return Dialect.POSTGRESQL.quoteIdentifier(name);
     }
 }

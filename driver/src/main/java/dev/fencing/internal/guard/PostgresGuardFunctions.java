@@ -1,11 +1,7 @@
 package dev.fencing.internal.guard;
 
-import static dev.fencing.internal.guard.PostgresGuard.DDL_FUNCTION;
-import static dev.fencing.internal.guard.PostgresGuard.ROW_TRIGGER;
-import static dev.fencing.internal.guard.PostgresGuard.ident;
-import static dev.fencing.internal.guard.PostgresGuard.literal;
-
 import dev.fencing.FencingConfig;
+import dev.fencing.internal.sql.Dialect;
 
 /**
  * The PL/pgSQL of the guard on PostgreSQL ({@link PostgresGuard}): the row function of each mode,
@@ -14,6 +10,15 @@ import dev.fencing.FencingConfig;
  * outdated: raise {@link GuardVersion#VERSION} with it.
  */
 final class PostgresGuardFunctions {
+
+    /** The names of the guard's functions and triggers in the database. */
+    static final String ROW_FUNCTION = "fencing_guard_row";
+    static final String EPOCH_FUNCTION = "fencing_guard_epoch";
+    static final String TRUNCATE_FUNCTION = "fencing_guard_truncate";
+    static final String ROW_TRIGGER = "fencing_guard";
+    static final String TRUNCATE_TRIGGER = "fencing_guard_truncate";
+    static final String DDL_FUNCTION = "fencing_guard_ddl";
+
 
     private static final String HINT = literal(GuardErrors.POSTGRES_HINT);
     /** The start of the statement that refuses a DDL command; the caller appends {@code || <what>;}. */
@@ -209,5 +214,13 @@ final class PostgresGuardFunctions {
                 + "  IF changed IS NOT NULL THEN\n"
                 + REFUSE_DDL + " || TG_TAG || ' would change the guard of a fenced table: ' || changed;\n"
                 + "  END IF;\n";
+    }
+
+    static String literal(String text) {
+        return Dialect.POSTGRESQL.quoteLiteral(text);
+    }
+
+    static String ident(String name) {
+        return Dialect.POSTGRESQL.quoteIdentifier(name);
     }
 }
