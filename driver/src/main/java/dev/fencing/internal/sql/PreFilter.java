@@ -27,7 +27,7 @@ final class PreFilter {
         int head = StatementHead.mask(sql);
         if (mentionsWatchedTable || mayRunDynamicSql(sql, head) || (head & StatementHead.TRUNCATE_BIT) != 0
                 || (epochTables && (head & StatementHead.LEAVES_TRANSACTION_ALONE_BIT) == 0)
-                || (dialect == Dialect.POSTGRESQL && mayWriteLargeObject(sql))) {
+                || (dialect.writesLargeObjectsByFunction() && mayWriteLargeObject(sql))) {
             return null;
         }
         return changesSchema(sql, head) ? FencePlan.passThrough(sql).withSchemaChange() : FencePlan.passThrough(sql);

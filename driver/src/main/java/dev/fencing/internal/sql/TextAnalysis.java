@@ -82,7 +82,7 @@ final class TextAnalysis {
         if (TextRules.clientEncodingChange(context, sql, tokens) instanceof Decision.Refuse refuse) {
             return FencePlan.refused(sql, context.firstConfiguredTable(), refuse.reason() + "; nothing was sent");
         }
-        if (context.dialect() == Dialect.MARIADB && ProcedureCallRules.isMariaDbCompound(tokens)) {
+        if (context.dialect().compoundStatementsInTexts() && ProcedureCallRules.isMariaDbCompound(tokens)) {
             return ProcedureCallRules.compound(context, sql, tokens);
         }
         int[] parameterOrdinals = numberParameters();
@@ -114,7 +114,7 @@ final class TextAnalysis {
         for (int k = 0; k < hashComments.length; k += 2) {
             parserText.blank(hashComments[k], hashComments[k + 1]);
         }
-        boolean pgjdbc = context.dialect() == Dialect.POSTGRESQL;
+        boolean pgjdbc = context.dialect().driverSendsDoubledQuestionMarkAsOne();
         int[] ordinals = new int[tokens.size()];
         int parameters = 0;
         for (int i = 0; i < tokens.size(); i++) {
@@ -213,7 +213,8 @@ final class TextAnalysis {
         if (hidden.refuses()) {
             return List.of(hidden);
         }
-        if (context.dialect() == Dialect.MARIADB && statement.isWord(from, "SET") && statement.isWord(from + 1, "STATEMENT")) {
+        if (context.dialect().setStatementForRunsAStatement() && statement.isWord(from, "SET")
+                && statement.isWord(from + 1, "STATEMENT")) {
             int inner = setStatementBody(from, to);
             if (inner < 0) {
                 return statement.names() ? List.of(Decision.refuse("SET STATEMENT .. FOR without a statement after FOR"))

@@ -22,7 +22,7 @@ final class TextRules {
      * ({@code 'it''s \ fine'}, {@code 'a\\b'}) reads the same in every session and passes.
      */
     static Decision backslashString(AnalysisContext context, String sql, SqlTokens tokens) {
-        if (context.dialect() == Dialect.H2 || (sql.indexOf(';') < 0 && !context.mentionsWatchedTable(sql))) {
+        if (!context.dialect().backslashEscapingDependsOnSession() || (sql.indexOf(';') < 0 && !context.mentionsWatchedTable(sql))) {
             return Decision.PASS;
         }
         for (int i = 0; i < tokens.size(); i++) {
