@@ -396,30 +396,6 @@ public enum Dialect implements StatementForms, SessionRules {
         return null;
     }
 
-    /**
-     * True when {@code sql} may hold a statement after its first: a semicolon outside strings,
-     * names, comments and parentheses with a token after it, or a text the lexer cannot read.
-     * The server reads such a statement after the earlier ones ran, maybe in another client
-     * encoding than the one checked before the text was sent.
-     */
-    public boolean mayHoldSeveralStatements(String sql) {
-        if (sql.indexOf(';') < 0) {
-            return false;
-        }
-        SqlTokens tokens;
-        try {
-            tokens = SqlTokens.lex(sql, this);
-        } catch (SqlTokens.UnreadableSqlException unreadable) {
-            return true;
-        }
-        for (int i = 0, last = tokens.size() - 1; i < last; i++) {
-            if (tokens.kind(i) == SqlTokens.SEMICOLON && tokens.depth(i) == 0) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     /** True when backslash escapes characters inside '...' strings and "..." is a string too. */
     boolean mysqlLexing() {
         return this == MARIADB;

@@ -30,7 +30,9 @@ final class PreFilter {
                 || (dialect.writesLargeObjectsByFunction() && mayWriteLargeObject(sql))) {
             return null;
         }
-        return changesSchema(sql, head) ? FencePlan.passThrough(sql).withSchemaChange() : FencePlan.passThrough(sql);
+        // a text with a semicolon anywhere was sent to the analysis above (mayRunDynamicSql)
+        FencePlan oneStatement = FencePlan.passThrough(sql).withSeveralStatements(false);
+        return changesSchema(sql, head) ? oneStatement.withSchemaChange() : oneStatement;
     }
 
     /** True when the text may change the schema: a CREATE, ALTER, DROP or RENAME not of a temporary table. */

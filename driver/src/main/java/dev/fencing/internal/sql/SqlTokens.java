@@ -32,6 +32,8 @@ final class SqlTokens {
     private int[] ends = new int[32];
     private int[] depths = new int[32];
     private int size;
+    /** The index of the first {@link #SEMICOLON} outside parentheses, or -1. */
+    private int firstStatementEnd = -1;
     /**
      * The characters the lexer has looked at: each character of the text once as the scan passes
      * it, plus every character a rule looks at again ({@link #hasBackslash}, H2's bracket rule).
@@ -87,6 +89,19 @@ final class SqlTokens {
     /** Parenthesis (and bracket) depth of token {@code i}; an opening parenthesis has the outer depth. */
     int depth(int i) {
         return depths[i];
+    }
+
+    /** The index of the token that ends the first statement (a {@code ;} outside parentheses), or -1 when none does. */
+    int firstStatementEnd() {
+        return firstStatementEnd;
+    }
+
+    /**
+     * True when the text holds a statement after its first: a semicolon outside strings, names,
+     * comments and parentheses with a token after it.
+     */
+    boolean holdsSeveralStatements() {
+        return firstStatementEnd >= 0 && firstStatementEnd < size - 1;
     }
 
     String text(int i) {
@@ -349,6 +364,9 @@ final class SqlTokens {
                 add(COMMA, i, i + 1, depth);
                 i++;
             } else if (c == ';') {
+                if (depth == 0 && firstStatementEnd < 0) {
+                    firstStatementEnd = size;
+                }
                 add(SEMICOLON, i, i + 1, depth);
                 i++;
             } else if (c == '.') {

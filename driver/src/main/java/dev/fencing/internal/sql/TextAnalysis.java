@@ -71,7 +71,7 @@ final class TextAnalysis {
                     + e.getMessage() + "), and it may write a fenced table; nothing was sent"), null, false);
         }
         TextAnalysis analysis = new TextAnalysis(context, options, sql, tokens);
-        FencePlan plan = analysis.run();
+        FencePlan plan = analysis.run().withSeveralStatements(tokens.holdsSeveralStatements());
         return new Result(plan, tokens, analysis.changesSchema);
     }
 
@@ -331,7 +331,7 @@ final class TextAnalysis {
         }
         if (fencedWrites == 0) {
             return new FencePlan.Fenced(sql, fencedTable, FencePlan.DatabaseText.asWritten(sql, parameters), null,
-                    false, true, controlsTransaction, false, false);
+                    false, true, controlsTransaction, false, false, tokens.holdsSeveralStatements());
         }
         return null;
     }
@@ -342,10 +342,10 @@ final class TextAnalysis {
      */
     private FencePlan checkedByTheGuard(int parameters) {
         if (options.rewriteOff() || fencedWrites == 0 && epochWrites == 0 && !namesFencedTable) {
-            return new FencePlan.PassThrough(sql, controlsTransaction, false, true);
+            return new FencePlan.PassThrough(sql, controlsTransaction, false, true, tokens.holdsSeveralStatements());
         }
         return new FencePlan.Fenced(sql, tableOrFirst(), FencePlan.DatabaseText.asWritten(sql, parameters), null, false,
-                epochWrites > 0, controlsTransaction, false, true);
+                epochWrites > 0, controlsTransaction, false, true, tokens.holdsSeveralStatements());
     }
 
     /**
@@ -384,7 +384,8 @@ final class TextAnalysis {
         boolean countIsTheFencedWrite = fencedWrites == 1 && statements == 1 && onlySite.topLevel();
         return new FencePlan.Fenced(sql, fencedTable, FencePlan.DatabaseText.spliced(spliced,
                 FenceSlot.forStatement(options.fenceSlot(), tokens)), zeroRowCheck(countIsTheFencedWrite,
-                parameterOrdinals), countIsTheFencedWrite, epochWrites > 0, controlsTransaction, false, false);
+                parameterOrdinals), countIsTheFencedWrite, epochWrites > 0, controlsTransaction, false, false,
+                tokens.holdsSeveralStatements());
     }
 
     /**
