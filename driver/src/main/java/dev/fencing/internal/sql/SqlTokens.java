@@ -274,8 +274,7 @@ final class SqlTokens {
             } else if (rules.doubleSlashComments() && c == '/' && i + 1 < n && s.charAt(i + 1) == '/') {
                 i = lineEnd(i, true);
             } else if (c == '/' && i + 1 < n && s.charAt(i + 1) == '*') {
-                boolean executable = mysql && i + 2 < n && (s.charAt(i + 2) == '!'
-                        || (s.charAt(i + 2) == 'M' && i + 3 < n && s.charAt(i + 3) == '!'));
+                boolean executable = mysql && SqlComments.opensExecutableComment(s, i);
                 int end = mysql && !executable ? plainMariaDbCommentEnd(i) : blockCommentEnd(i, !mysql);
                 if (executable) {
                     add(EXECUTABLE_COMMENT, i, end, depth);
