@@ -22,6 +22,8 @@ public final class Guards {
     }
 
     static DialectGuard of(Dialect dialect) throws FencingException {
+        // the one mapping from a dialect to its guard: the dialect (internal.sql) cannot name the
+        // guard classes, which depend on it; what the guard needs of the database it asks the dialect
         return switch (dialect) {
             case POSTGRESQL -> new PostgresGuard();
             case MARIADB -> new MariaDbGuard();

@@ -215,12 +215,11 @@ public abstract sealed class SessionFence permits SessionFence.TransactionLocal,
                                SqlWork work) throws SQLException {
         Guards.of(dialect);
         Guards.logMigration(reason);
-        if (dialect == Dialect.POSTGRESQL) {
+        String sessionMark = dialect.sessionMigrationMark();
+        if (sessionMark == null) {
             migrateInOneTransaction(database, reason, work);
         } else {
-            migrateMarkingTheSession(connection, database,
-                    dialect == Dialect.MARIADB ? "SET @fencing_migration = ?" : "SELECT SET(@FENCING_MIGRATION, ?)", reason,
-                    work);
+            migrateMarkingTheSession(connection, database, sessionMark, reason, work);
         }
     }
 

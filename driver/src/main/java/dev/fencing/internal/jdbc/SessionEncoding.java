@@ -42,8 +42,11 @@ final class SessionEncoding {
     private final Connection database;
     /** How the encoding is read: resolved at the first check. */
     private Reader reader;
-    /** Whether pgjdbc writes prepared statements' values into their texts (simple query mode); resolved with {@link #reader}. */
-    private boolean pgjdbcInlinesValues;
+    /**
+     * Whether the JDBC driver writes prepared statements' values into their texts: pgjdbc says so
+     * (simple query mode), any other driver is taken to; resolved with {@link #reader}.
+     */
+    private boolean driverInlinesValues;
 
     SessionEncoding(Dialect dialect, Connection database) {
         this.dialect = dialect;
@@ -91,7 +94,7 @@ final class SessionEncoding {
         // the server (useServerPrepStmts) runs client-side too when the server will not prepare it
         // (a text of several statements, a failed prepare, more than 66,560 parameters): which one
         // is known only once it was sent
-        return dialect != Dialect.POSTGRESQL || pgjdbcInlinesValues;
+        return driverInlinesValues;
     }
 
     /**
@@ -132,7 +135,7 @@ final class SessionEncoding {
     private void resolveReader() {
         Reader driverReport = null;
         boolean inlines = true;
-        if (dialect == Dialect.POSTGRESQL) {
+        if (dialect.driverMayReportItsSession()) {
             try {
                 PgjdbcSession session = PgjdbcSession.of(database);
                 if (session != null) {
@@ -146,7 +149,7 @@ final class SessionEncoding {
             }
         }
         this.reader = driverReport != null ? driverReport : this::queried;
-        this.pgjdbcInlinesValues = inlines;
+        this.driverInlinesValues = inlines;
     }
 
     /** The encoding as the server answers it now. */

@@ -102,8 +102,7 @@ final class StatementCore extends Execution {
         this.preparedTextNonAscii = plan.sql() != null && connection.analyzer().dialect().checksClientEncoding()
                 && SessionEncoding.hasNonAscii(plan.sql());
         this.watchesValues = pipeline.inlinesValues();
-        this.valuesMayFollowASwitch = watchesValues && plan.sql() != null
-                && connection.analyzer().dialect().mayHoldSeveralStatements(plan.sql());
+        this.valuesMayFollowASwitch = watchesValues && plan.sql() != null && plan.mayHoldSeveralStatements();
     }
 
     /** Called once by the wrapper's constructor. */

@@ -32,20 +32,13 @@ import java.util.Set;
  */
 final class CatalogReach {
 
-    /** A table as the catalog names it (its namespace: a schema, or MariaDB's database). */
-    record Located(String namespace, String name) {
-        String folded() {
-            return name.toLowerCase(Locale.ROOT);
-        }
-    }
-
     /**
      * A way a write of {@code parent} writes rows of {@code child}: a foreign key (the child
      * references the parent, with these rules, {@link DatabaseMetaData#importedKeyCascade} ..), or,
      * where {@code via} names it, an inheritance edge (both rules {@code CASCADE}).
      */
-    record Reference(Located child, Located parent, short deleteRule, short updateRule, String via) {
-        Reference(Located child, Located parent, short deleteRule, short updateRule) {
+    record Reference(LocatedTable child, LocatedTable parent, short deleteRule, short updateRule, String via) {
+        Reference(LocatedTable child, LocatedTable parent, short deleteRule, short updateRule) {
             this(child, parent, deleteRule, updateRule, null);
         }
     }
@@ -55,14 +48,14 @@ final class CatalogReach {
      * the parent without {@code ONLY} writes them); a partition's writes are also the partitioned
      * parent's, whose foreign-key actions they fire.
      */
-    record Inheritance(Located child, Located parent, boolean partition) {
+    record Inheritance(LocatedTable child, LocatedTable parent, boolean partition) {
     }
 
-    final List<Located> fenced;
+    final List<LocatedTable> fenced;
     final List<Reference> references;
     final List<Inheritance> inheritance;
 
-    private CatalogReach(List<Located> fenced, List<Reference> references, List<Inheritance> inheritance) {
+    private CatalogReach(List<LocatedTable> fenced, List<Reference> references, List<Inheritance> inheritance) {
         this.fenced = fenced;
         this.references = references;
         this.inheritance = inheritance;
@@ -72,47 +65,45 @@ final class CatalogReach {
     static CatalogReach read(Connection connection, Collection<TableName> configured) throws SQLException {
         Dialect dialect = Dialect.fromProductName(connection.getMetaData().getDatabaseProductName());
         Names names = new Names(configured);
+        // which catalog a database has: the one mapping from a dialect to its catalog's queries
         return switch (dialect) {
-            case POSTGRESQL -> new CatalogReach(rows(connection, PostgresCatalog.FENCED, names, CatalogReach::located),
-                    rows(connection, PostgresCatalog.REFERENCES, names, CatalogReach::reference),
-                    rows(connection, PostgresCatalog.INHERITANCE, names, CatalogReach::inheritance));
-            case MARIADB -> new CatalogReach(rows(connection, MariaDbCatalog.fenced(names), names, CatalogReach::located),
-                    rows(connection, MariaDbCatalog.references(names), names, CatalogReach::mariaDbReference), List.of());
+            case POSTGRESQL -> new CatalogReach(
+                    rows(connection, PostgresCatalog.FENCED, CatalogReach::bindArrays, names, row -> located(row, 1)),
+                    rows(connection, PostgresCatalog.REFERENCES, CatalogReach::bindArrays, names, CatalogReach::reference),
+                    rows(connection, PostgresCatalog.INHERITANCE, CatalogReach::bindArrays, names,
+                            CatalogReach::inheritance));
+            case MARIADB -> new CatalogReach(
+                    rows(connection, MariaDbCatalog.fenced(names), CatalogReach::bindLists, names, row -> located(row, 1)),
+                    rows(connection, MariaDbCatalog.references(names), CatalogReach::bindLists, names,
+                            CatalogReach::mariaDbReference),
+                    List.of());
             default -> throughMetadata(connection.getMetaData(), configured);
         };
     }
 
     /** The configured names as the catalog queries filter them: unqualified (any schema) and qualified. */
-    private record Names(List<String> tables, List<String> qualified) {
+    record Names(List<String> tables, List<String> qualified) {
         Names(Collection<TableName> configured) {
             this(configured.stream().filter(t -> t.schema() == null).map(TableName::table).toList(),
                     configured.stream().filter(t -> t.schema() != null).map(t -> t.schema() + "." + t.table()).toList());
         }
     }
 
-    private interface RowReader<T> {
+    interface RowReader<T> {
         T read(ResultSet row) throws SQLException;
     }
 
-    private static <T> List<T> rows(Connection connection, String sql, Names names, RowReader<T> reader)
+    /** How a catalog query takes the configured names as parameters. */
+    interface NameBinder {
+        void bind(Connection connection, PreparedStatement query, String sql, Names names) throws SQLException;
+    }
+
+    /** The rows of catalog query {@code sql}, its parameters bound to {@code names}. */
+    static <T> List<T> rows(Connection connection, String sql, NameBinder binder, Names names, RowReader<T> reader)
             throws SQLException {
         List<T> found = new ArrayList<>();
         try (PreparedStatement query = connection.prepareStatement(sql)) {
-            if (sql.contains("?::text[]")) { // PostgreSQL: the two name lists as arrays, once per use
-                int uses = (int) sql.chars().filter(c -> c == '?').count() / 2;
-                for (int use = 0; use < uses; use++) {
-                    query.setArray(2 * use + 1, connection.createArrayOf("text", names.tables.toArray()));
-                    query.setArray(2 * use + 2, connection.createArrayOf("text", names.qualified.toArray()));
-                }
-            } else { // MariaDB: the names as IN lists, in the order the text lists them
-                int index = 1;
-                for (String table : names.tables) {
-                    query.setString(index++, table);
-                }
-                for (String qualified : names.qualified) {
-                    query.setString(index++, qualified);
-                }
-            }
+            binder.bind(connection, query, sql, names);
             try (ResultSet row = query.executeQuery()) {
                 while (row.next()) {
                     found.add(reader.read(row));
@@ -122,23 +113,68 @@ final class CatalogReach {
         return List.copyOf(found);
     }
 
-    private static Located located(ResultSet row) throws SQLException {
-        return new Located(row.getString(1), row.getString(2));
+    /**
+     * PostgreSQL: the two name lists as arrays, once per use of the match in the text. The uses are
+     * counted from the parameters the lexer finds, so that a {@code ?} in a string or a comment, or
+     * pgjdbc's escaped operator {@code ??|}, is not taken for one.
+     */
+    static void bindArrays(Connection connection, PreparedStatement query, String sql, Names names)
+            throws SQLException {
+        int parameters = parameterCount(sql, Dialect.POSTGRESQL);
+        if (parameters % 2 != 0) {
+            throw new IllegalStateException("a catalog query whose parameters are not pairs of name lists: " + sql);
+        }
+        for (int use = 0; use < parameters / 2; use++) {
+            query.setArray(2 * use + 1, connection.createArrayOf("text", names.tables.toArray()));
+            query.setArray(2 * use + 2, connection.createArrayOf("text", names.qualified.toArray()));
+        }
+    }
+
+    /** MariaDB: the names as IN lists, in the order the text lists them. */
+    static void bindLists(Connection connection, PreparedStatement query, String sql, Names names)
+            throws SQLException {
+        int index = 1;
+        for (String table : names.tables) {
+            query.setString(index++, table);
+        }
+        for (String qualified : names.qualified) {
+            query.setString(index++, qualified);
+        }
+    }
+
+    private static int parameterCount(String sql, Dialect dialect) {
+        SqlTokens tokens;
+        try {
+            tokens = SqlTokens.lex(sql, dialect);
+        } catch (SqlTokens.UnreadableSqlException unreadable) {
+            throw new IllegalStateException("an unreadable catalog query: " + sql, unreadable);
+        }
+        int parameters = 0;
+        for (int i = 0; i < tokens.size(); i++) {
+            if (tokens.kind(i) == SqlTokens.PARAMETER) {
+                parameters++;
+            }
+        }
+        return parameters;
+    }
+
+    /** The table named by the namespace in column {@code column} and the name in the next. */
+    private static LocatedTable located(ResultSet row, int column) throws SQLException {
+        return LocatedTable.inNamespace(row.getString(column), row.getString(column + 1));
     }
 
     private static Reference reference(ResultSet row) throws SQLException {
-        return new Reference(new Located(row.getString(1), row.getString(2)), new Located(row.getString(3), row.getString(4)),
+        return new Reference(located(row, 1), located(row, 3),
                 PostgresCatalog.rule(row.getString(5)), PostgresCatalog.rule(row.getString(6)));
     }
 
     private static Reference mariaDbReference(ResultSet row) throws SQLException {
-        return new Reference(new Located(row.getString(1), row.getString(2)), new Located(row.getString(3), row.getString(4)),
+        return new Reference(located(row, 1), located(row, 3),
                 MariaDbCatalog.rule(row.getString(5)), MariaDbCatalog.rule(row.getString(6)));
     }
 
     private static Inheritance inheritance(ResultSet row) throws SQLException {
-        return new Inheritance(new Located(row.getString(1), row.getString(2)), new Located(row.getString(3), row.getString(4)),
-                "p".equals(row.getString(5)));
+        return new Inheritance(located(row, 1), located(row, 3), "p".equals(row.getString(5)));
     }
 
     /**
@@ -148,7 +184,7 @@ final class CatalogReach {
      */
     private static CatalogReach throughMetadata(DatabaseMetaData metadata, Collection<TableName> configured)
             throws SQLException {
-        Set<Located> fenced = new LinkedHashSet<>();
+        Set<LocatedTable> fenced = new LinkedHashSet<>();
         // a pattern matches case-sensitively, and a quoted name may mix cases ("Orders"): every
         // table is listed and matched here as the driver matches names, without case
         try (ResultSet rows = metadata.getTables(null, null, "%", null)) {
@@ -159,22 +195,22 @@ final class CatalogReach {
                 for (TableName table : configured) {
                     if (name != null && name.equalsIgnoreCase(table.table()) && (table.schema() == null
                             || namespace != null && namespace.equalsIgnoreCase(table.schema()))) {
-                        fenced.add(new Located(namespace, name));
+                        fenced.add(LocatedTable.inNamespace(namespace, name));
                     }
                 }
             }
         }
         List<Reference> references = new ArrayList<>();
-        Deque<Located> queue = new ArrayDeque<>(fenced);
-        Set<Located> seen = new HashSet<>(fenced);
+        Deque<LocatedTable> queue = new ArrayDeque<>(fenced);
+        Set<LocatedTable> seen = new HashSet<>(fenced);
         boolean schemas = metadata.supportsSchemasInTableDefinitions();
         while (!queue.isEmpty()) {
-            Located child = queue.poll();
-            try (ResultSet rows = schemas ? metadata.getImportedKeys(null, child.namespace(), child.name())
-                    : metadata.getImportedKeys(child.namespace(), null, child.name())) {
+            LocatedTable child = queue.poll();
+            try (ResultSet rows = schemas ? metadata.getImportedKeys(null, child.schema(), child.name())
+                    : metadata.getImportedKeys(child.schema(), null, child.name())) {
                 while (rows != null && rows.next()) {
                     String schema = rows.getString("PKTABLE_SCHEM");
-                    Located parent = new Located(schema != null ? schema : rows.getString("PKTABLE_CAT"),
+                    LocatedTable parent = LocatedTable.inNamespace(schema != null ? schema : rows.getString("PKTABLE_CAT"),
                             rows.getString("PKTABLE_NAME"));
                     references.add(new Reference(child, parent, rows.getShort("DELETE_RULE"), rows.getShort("UPDATE_RULE")));
                     if (seen.add(parent)) {

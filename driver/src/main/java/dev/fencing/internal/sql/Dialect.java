@@ -1,15 +1,18 @@
 package dev.fencing.internal.sql;
 
+import java.sql.SQLException;
 import java.util.Locale;
 
 /**
  * One object per database that owns what is peculiar to it (as Hibernate's {@code Dialect}
  * subclasses do): how its transaction texts read, the SQL of the epoch table and the SQL of
- * {@code JdbcFencedLocks}' lock table (the lock package's dialect enum is merged in here). The
- * lexer's rules are still asked of it by {@link SqlTokens} directly.
+ * {@code JdbcFencedLocks}' lock table (the lock package's dialect enum is merged in here), how its
+ * lexer reads ({@link #lexing()}), how names and strings are quoted, the statement forms the
+ * analysis must know ({@link StatementForms}) and how its sessions behave ({@link SessionRules}).
+ * Code outside asks it a named fact, never which database it is.
  */
-public enum Dialect {
-    POSTGRESQL("CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)") {
+public enum Dialect implements StatementForms, SessionRules {
+    POSTGRESQL("CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)", SqlLexing.STANDARD) {
         @Override
         public boolean transactionalDdl() {
             return true;
@@ -23,6 +26,56 @@ public enum Dialect {
         @Override
         public boolean serverSideAutocommit() {
             return false;
+        }
+
+        @Override
+        public boolean writesLargeObjectsByFunction() {
+            return true;
+        }
+
+        @Override
+        public boolean hasSetConfig() {
+            return true;
+        }
+
+        @Override
+        public boolean starAfterTableNameMeansDescendants() {
+            return true;
+        }
+
+        @Override
+        public boolean truncateMayCascade() {
+            return true;
+        }
+
+        @Override
+        public boolean executeImmediateRunsAString() {
+            return false;
+        }
+
+        @Override
+        public boolean driverSendsDoubledQuestionMarkAsOne() {
+            return true;
+        }
+
+        @Override
+        public boolean statementCarriesTheFenceToTheGuard() {
+            return true;
+        }
+
+        @Override
+        public boolean errorFailsTheTransaction() {
+            return true;
+        }
+
+        @Override
+        public boolean savepointProbesTheTransaction() {
+            return true;
+        }
+
+        @Override
+        public boolean driverMayReportItsSession() {
+            return true;
         }
 
         // ON CONFLICT DO NOTHING: a row that exists is not an error, so the transaction goes on
@@ -73,7 +126,27 @@ public enum Dialect {
             return "SHOW client_encoding";
         }
     },
-    H2("DATEDIFF(MILLISECOND, TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00', CURRENT_TIMESTAMP(3))") {
+    H2("DATEDIFF(MILLISECOND, TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00', CURRENT_TIMESTAMP(3))", SqlLexing.H2) {
+        @Override
+        public boolean backslashEscapingDependsOnSession() {
+            return false;
+        }
+
+        @Override
+        public boolean dataChangeDeltaTables() {
+            return true;
+        }
+
+        @Override
+        public boolean autoCommitReportsTextTransactions() {
+            return true;
+        }
+
+        @Override
+        public String sessionMigrationMark() {
+            return "SELECT SET(@FENCING_MIGRATION, ?)";
+        }
+
         // H2 rolls back only the failed statement on a duplicate key, never the transaction;
         // MERGE .. WHEN NOT MATCHED avoids the error in all but a concurrent insert
         @Override
@@ -110,7 +183,7 @@ public enum Dialect {
             return true;
         }
     },
-    MARIADB("(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)") {
+    MARIADB("(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)", SqlLexing.MARIADB) {
         @Override
         public boolean hashComments() {
             return true;
@@ -129,6 +202,56 @@ public enum Dialect {
         @Override
         public boolean implicitCommitDependsOnTheForm() {
             return true;
+        }
+
+        @Override
+        public boolean describeExplains() {
+            return true;
+        }
+
+        @Override
+        public boolean rowChangeTailIsOrderByLimit() {
+            return true;
+        }
+
+        @Override
+        public boolean deleteMayNameItsTargetBeforeFrom() {
+            return true;
+        }
+
+        @Override
+        public boolean writesTakeModifierWords() {
+            return true;
+        }
+
+        @Override
+        public boolean compoundStatementsInTexts() {
+            return true;
+        }
+
+        @Override
+        public boolean setStatementForRunsAStatement() {
+            return true;
+        }
+
+        @Override
+        public String fenceCastType() {
+            return "SIGNED";
+        }
+
+        @Override
+        public boolean isLockWaitTimeout(SQLException failure) {
+            return failure.getErrorCode() == 1205;
+        }
+
+        @Override
+        public String inTransactionQuery() {
+            return "SELECT @@in_transaction <> 0";
+        }
+
+        @Override
+        public String sessionMigrationMark() {
+            return "SET @fencing_migration = ?";
         }
 
         // INSERT IGNORE turns the duplicate key into a warning; the lock name's length is
@@ -207,7 +330,7 @@ public enum Dialect {
         }
     },
     /** Any other database: standard quoting; only the forms common to all dialects are fenced. */
-    GENERIC(null) {
+    GENERIC(null, SqlLexing.STANDARD) {
         @Override
         public boolean knowsImplicitCommits() {
             return false;
@@ -216,9 +339,16 @@ public enum Dialect {
 
     /** The database clock in epoch milliseconds, as SQL; null where locks are not supported. */
     private final String nowMillis;
+    private final SqlLexing lexing;
 
-    Dialect(String nowMillis) {
+    Dialect(String nowMillis, SqlLexing lexing) {
         this.nowMillis = nowMillis;
+        this.lexing = lexing;
+    }
+
+    /** How this database's lexer reads a text, as far as {@link SqlTokens} must read it the same way. */
+    SqlLexing lexing() {
+        return lexing;
     }
 
     /** The dialect of a database, from {@link java.sql.DatabaseMetaData#getDatabaseProductName()}. */
@@ -264,30 +394,6 @@ public enum Dialect {
     /** The query that answers the session's client encoding now; null where it is not checked. */
     public String clientEncodingQuery() {
         return null;
-    }
-
-    /**
-     * True when {@code sql} may hold a statement after its first: a semicolon outside strings,
-     * names, comments and parentheses with a token after it, or a text the lexer cannot read.
-     * The server reads such a statement after the earlier ones ran, maybe in another client
-     * encoding than the one checked before the text was sent.
-     */
-    public boolean mayHoldSeveralStatements(String sql) {
-        if (sql.indexOf(';') < 0) {
-            return false;
-        }
-        SqlTokens tokens;
-        try {
-            tokens = SqlTokens.lex(sql, this);
-        } catch (SqlTokens.UnreadableSqlException unreadable) {
-            return true;
-        }
-        for (int i = 0, last = tokens.size() - 1; i < last; i++) {
-            if (tokens.kind(i) == SqlTokens.SEMICOLON && tokens.depth(i) == 0) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** True when backslash escapes characters inside '...' strings and "..." is a string too. */

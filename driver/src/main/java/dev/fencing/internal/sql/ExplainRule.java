@@ -20,7 +20,7 @@ final class ExplainRule {
 
     static boolean isExplain(Dialect dialect, SqlTokens tokens, int head) {
         return tokens.isWord(head, "EXPLAIN") || tokens.isWord(head, "ANALYZE") || tokens.isWord(head, "ANALYSE")
-                || (dialect == Dialect.MARIADB && (tokens.isWord(head, "DESCRIBE") || tokens.isWord(head, "DESC")));
+                || (dialect.describeExplains() && (tokens.isWord(head, "DESCRIBE") || tokens.isWord(head, "DESC")));
     }
 
     /**

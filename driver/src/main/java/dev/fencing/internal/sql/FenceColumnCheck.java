@@ -87,14 +87,14 @@ public final class FenceColumnCheck {
         DatabaseMetaData metadata = database.getMetaData();
         String currentSchema = database.getSchema();
         String currentCatalog = currentSchema == null ? database.getCatalog() : null;
-        List<SchemaFacts.Located> found = SchemaFacts.locate(metadata, table, currentSchema, currentCatalog);
-        for (SchemaFacts.Located located : found) {
+        List<LocatedTable> found = SchemaFacts.locate(metadata, table, currentSchema, currentCatalog);
+        for (LocatedTable located : found) {
             requireColumn(metadata, table, located);
         }
         return !found.isEmpty();
     }
 
-    private void requireColumn(DatabaseMetaData metadata, TableName table, SchemaFacts.Located located)
+    private void requireColumn(DatabaseMetaData metadata, TableName table, LocatedTable located)
             throws SQLException {
         String column = config.column();
         try (ResultSet columns = metadata.getColumns(located.catalog(), located.schema(), located.name(), null)) {

@@ -43,6 +43,17 @@ public sealed interface FencePlan permits FencePlan.PassThrough, FencePlan.Read,
     /** This plan, marked as changing the schema. */
     FencePlan withSchemaChange();
 
+    /**
+     * True when the text may hold a statement after its first (a semicolon outside strings, names,
+     * comments and parentheses with a token after it), or could not be read: the server reads a
+     * later statement after the earlier ones ran, maybe in another client encoding than the one
+     * checked before the text was sent. Read by the analysis from the text's tokens.
+     */
+    boolean mayHoldSeveralStatements();
+
+    /** This plan, with {@link #mayHoldSeveralStatements()} as the analysis read it. */
+    FencePlan withSeveralStatements(boolean may);
+
     /** The first fenced table the statement names, as configured; null for {@link Kind#PASS_THROUGH}. */
     default String fencedTable() {
         return null;
@@ -144,21 +155,24 @@ public sealed interface FencePlan permits FencePlan.PassThrough, FencePlan.Read,
         return null;
     }
 
+    // Until the analysis says otherwise (withSeveralStatements), a plan's text may hold several
+    // statements: an answer nobody read fails closed.
+
     static PassThrough passThrough(String sql) {
-        return new PassThrough(sql, false, false, false);
+        return new PassThrough(sql, false, false, false, true);
     }
 
     /** A text that names no fenced table but begins, ends or rolls back a transaction (or part of one). */
     static PassThrough transactionControl(String sql) {
-        return new PassThrough(sql, true, false, false);
+        return new PassThrough(sql, true, false, false, true);
     }
 
     static Read read(String sql, String fencedTable, boolean controlsTransaction) {
-        return new Read(sql, fencedTable, controlsTransaction, false);
+        return new Read(sql, fencedTable, controlsTransaction, false, true);
     }
 
     static Refused refused(String sql, String fencedTable, String reason) {
-        return new Refused(sql, fencedTable, reason, false);
+        return new Refused(sql, fencedTable, reason, false, true);
     }
 
     /**
@@ -167,8 +181,8 @@ public sealed interface FencePlan permits FencePlan.PassThrough, FencePlan.Read,
      * @param checkedByGuard sent as written because the database guard's triggers check what it
      *                       writes (fencing.database-guard=required)
      */
-    record PassThrough(String sql, boolean controlsTransaction, boolean changesSchema, boolean checkedByGuard)
-            implements FencePlan {
+    record PassThrough(String sql, boolean controlsTransaction, boolean changesSchema, boolean checkedByGuard,
+                       boolean mayHoldSeveralStatements) implements FencePlan {
         @Override
         public Kind kind() {
             return Kind.PASS_THROUGH;
@@ -176,7 +190,14 @@ public sealed interface FencePlan permits FencePlan.PassThrough, FencePlan.Read,
 
         @Override
         public PassThrough withSchemaChange() {
-            return changesSchema ? this : new PassThrough(sql, controlsTransaction, true, checkedByGuard);
+            return changesSchema ? this
+                    : new PassThrough(sql, controlsTransaction, true, checkedByGuard, mayHoldSeveralStatements);
+        }
+
+        @Override
+        public PassThrough withSeveralStatements(boolean may) {
+            return may == mayHoldSeveralStatements ? this
+                    : new PassThrough(sql, controlsTransaction, changesSchema, checkedByGuard, may);
         }
 
 
@@ -187,8 +208,8 @@ public sealed interface FencePlan permits FencePlan.PassThrough, FencePlan.Read,
     }
 
     /** Reads fenced tables but writes none: sent unchanged, no fence needed. */
-    record Read(String sql, String fencedTable, boolean controlsTransaction, boolean changesSchema)
-            implements FencePlan {
+    record Read(String sql, String fencedTable, boolean controlsTransaction, boolean changesSchema,
+                boolean mayHoldSeveralStatements) implements FencePlan {
         @Override
         public Kind kind() {
             return Kind.READ;
@@ -196,12 +217,18 @@ public sealed interface FencePlan permits FencePlan.PassThrough, FencePlan.Read,
 
         @Override
         public Read withSchemaChange() {
-            return changesSchema ? this : new Read(sql, fencedTable, controlsTransaction, true);
+            return changesSchema ? this : new Read(sql, fencedTable, controlsTransaction, true, mayHoldSeveralStatements);
+        }
+
+        @Override
+        public Read withSeveralStatements(boolean may) {
+            return may == mayHoldSeveralStatements ? this
+                    : new Read(sql, fencedTable, controlsTransaction, changesSchema, may);
         }
 
         /** This plan (a shape's template, see {@link ShapeCache}) for {@code sql}. */
         Read withText(String sql) {
-            return new Read(sql, fencedTable, controlsTransaction, changesSchema);
+            return new Read(sql, fencedTable, controlsTransaction, changesSchema, mayHoldSeveralStatements);
         }
 
         @Override
@@ -211,7 +238,8 @@ public sealed interface FencePlan permits FencePlan.PassThrough, FencePlan.Read,
     }
 
     /** Would write a fenced table but cannot carry the check: refused, nothing is sent. */
-    record Refused(String sql, String fencedTable, String refusalReason, boolean changesSchema) implements FencePlan {
+    record Refused(String sql, String fencedTable, String refusalReason, boolean changesSchema,
+                   boolean mayHoldSeveralStatements) implements FencePlan {
         @Override
         public Kind kind() {
             return Kind.REFUSED;
@@ -219,7 +247,13 @@ public sealed interface FencePlan permits FencePlan.PassThrough, FencePlan.Read,
 
         @Override
         public Refused withSchemaChange() {
-            return changesSchema ? this : new Refused(sql, fencedTable, refusalReason, true);
+            return changesSchema ? this : new Refused(sql, fencedTable, refusalReason, true, mayHoldSeveralStatements);
+        }
+
+        @Override
+        public Refused withSeveralStatements(boolean may) {
+            return may == mayHoldSeveralStatements ? this
+                    : new Refused(sql, fencedTable, refusalReason, changesSchema, may);
         }
 
         @Override
@@ -283,10 +317,11 @@ public sealed interface FencePlan permits FencePlan.PassThrough, FencePlan.Read,
      * @param writesEpochTable      it writes a table in epoch mode (the guard row must be checked)
      * @param controlsTransaction   it also begins, ends or rolls back a transaction
      * @param checkedByGuard        sent as written because the database guard's triggers check it
+     * @param mayHoldSeveralStatements see {@link FencePlan#mayHoldSeveralStatements()}
      */
     record Fenced(String sql, String fencedTable, DatabaseText text, ZeroRowCheck zeroRowCheck,
                   boolean countIsTheFencedWrite, boolean writesEpochTable, boolean controlsTransaction,
-                  boolean changesSchema, boolean checkedByGuard) implements FencePlan {
+                  boolean changesSchema, boolean checkedByGuard, boolean mayHoldSeveralStatements) implements FencePlan {
 
         @Override
         public Kind kind() {
@@ -296,7 +331,13 @@ public sealed interface FencePlan permits FencePlan.PassThrough, FencePlan.Read,
         @Override
         public Fenced withSchemaChange() {
             return changesSchema ? this : new Fenced(sql, fencedTable, text, zeroRowCheck, countIsTheFencedWrite,
-                    writesEpochTable, controlsTransaction, true, checkedByGuard);
+                    writesEpochTable, controlsTransaction, true, checkedByGuard, mayHoldSeveralStatements);
+        }
+
+        @Override
+        public Fenced withSeveralStatements(boolean may) {
+            return may == mayHoldSeveralStatements ? this : new Fenced(sql, fencedTable, text, zeroRowCheck,
+                    countIsTheFencedWrite, writesEpochTable, controlsTransaction, changesSchema, checkedByGuard, may);
         }
 
 
@@ -307,7 +348,7 @@ public sealed interface FencePlan permits FencePlan.PassThrough, FencePlan.Read,
         Fenced withText(String sql, UnaryOperator<String> derive) {
             return new Fenced(sql, fencedTable, text.derive(derive),
                     zeroRowCheck == null ? null : zeroRowCheck.withQueries(derive), countIsTheFencedWrite,
-                    writesEpochTable, controlsTransaction, changesSchema, checkedByGuard);
+                    writesEpochTable, controlsTransaction, changesSchema, checkedByGuard, mayHoldSeveralStatements);
         }
 
         @Override

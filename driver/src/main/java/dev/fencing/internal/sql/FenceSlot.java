@@ -38,7 +38,7 @@ public enum FenceSlot {
 
     /** The slot of a statement that the database guard of {@code dialect} checks, or not. */
     public static FenceSlot of(Dialect dialect, boolean guardRequired) {
-        return guardRequired && dialect == Dialect.POSTGRESQL ? POSTGRES_CARRIED : PLAIN;
+        return guardRequired && dialect.statementCarriesTheFenceToTheGuard() ? POSTGRES_CARRIED : PLAIN;
     }
 
     /**

@@ -32,7 +32,7 @@ final class GuardTexts {
                 }
             } else if (c == 's' || c == 'S') {
                 if (sql.regionMatches(true, i, "session_replication_role", 0, 24)
-                        || dialect == Dialect.POSTGRESQL && sql.regionMatches(true, i, "set_config", 0, 10)) {
+                        || dialect.hasSetConfig() && sql.regionMatches(true, i, "set_config", 0, 10)) {
                     return true;
                 }
             }

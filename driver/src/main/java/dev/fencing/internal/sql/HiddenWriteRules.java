@@ -61,7 +61,7 @@ final class HiddenWriteRules {
      */
     private static Decision truncateCascade(AnalysisContext context, StatementView statement) {
         int from = statement.from();
-        if (context.dialect() != Dialect.POSTGRESQL || !statement.isWord(from, "TRUNCATE")) {
+        if (!context.dialect().truncateMayCascade() || !statement.isWord(from, "TRUNCATE")) {
             return Decision.PASS;
         }
         boolean cascade = false;
@@ -107,7 +107,7 @@ final class HiddenWriteRules {
      * in a statement that mentions a fenced table or a table whose writes cascade into one.
      */
     private static Decision deltaTable(AnalysisContext context, StatementView statement) {
-        if (context.dialect() != Dialect.H2 || !statement.names()) {
+        if (!context.dialect().dataChangeDeltaTables() || !statement.names()) {
             return Decision.PASS;
         }
         SqlTokens tokens = statement.tokens();
@@ -136,7 +136,7 @@ final class HiddenWriteRules {
      * anything a row refers to yet.
      */
     private static Decision largeObjectWrite(AnalysisContext context, StatementView statement) {
-        if (context.dialect() != Dialect.POSTGRESQL || !PreFilter.mayWriteLargeObject(statement.sql())) {
+        if (!context.dialect().writesLargeObjectsByFunction() || !PreFilter.mayWriteLargeObject(statement.sql())) {
             return Decision.PASS;
         }
         SqlTokens tokens = statement.tokens();
@@ -197,7 +197,7 @@ final class HiddenWriteRules {
     /** EXECUTE IMMEDIATE (MariaDB, H2), GRANT/REVOKE EXECUTE, a trigger's EXECUTE FUNCTION|PROCEDURE. */
     private static boolean executeThatRunsNothingNow(AnalysisContext context, StatementView statement, int i) {
         int from = statement.from();
-        if (context.dialect() != Dialect.POSTGRESQL && statement.isWord(i + 1, "IMMEDIATE")) {
+        if (context.dialect().executeImmediateRunsAString() && statement.isWord(i + 1, "IMMEDIATE")) {
             return true;
         }
         if (statement.isWord(from, "GRANT") || statement.isWord(from, "REVOKE")

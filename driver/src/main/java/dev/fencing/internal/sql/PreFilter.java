@@ -27,10 +27,12 @@ final class PreFilter {
         int head = StatementHead.mask(sql);
         if (mentionsWatchedTable || mayRunDynamicSql(sql, head) || (head & StatementHead.TRUNCATE_BIT) != 0
                 || (epochTables && (head & StatementHead.LEAVES_TRANSACTION_ALONE_BIT) == 0)
-                || (dialect == Dialect.POSTGRESQL && mayWriteLargeObject(sql))) {
+                || (dialect.writesLargeObjectsByFunction() && mayWriteLargeObject(sql))) {
             return null;
         }
-        return changesSchema(sql, head) ? FencePlan.passThrough(sql).withSchemaChange() : FencePlan.passThrough(sql);
+        // a text with a semicolon anywhere was sent to the analysis above (mayRunDynamicSql)
+        FencePlan oneStatement = FencePlan.passThrough(sql).withSeveralStatements(false);
+        return changesSchema(sql, head) ? oneStatement.withSchemaChange() : oneStatement;
     }
 
     /** True when the text may change the schema: a CREATE, ALTER, DROP or RENAME not of a temporary table. */

@@ -24,9 +24,9 @@ final class RowSharing {
      * ("orders_2024 is a partition of fenced table orders"). A relative that is fenced itself is
      * left out by identity, not by name: a same-named table elsewhere may be unfenced.
      */
-    static Map<String, String> relatives(Set<CatalogReach.Located> fenced, List<CatalogReach.Inheritance> edges) {
-        Map<CatalogReach.Located, String> how = new LinkedHashMap<>();
-        for (CatalogReach.Located table : fenced) {
+    static Map<String, String> relatives(Set<LocatedTable> fenced, List<CatalogReach.Inheritance> edges) {
+        Map<LocatedTable, String> how = new LinkedHashMap<>();
+        for (LocatedTable table : fenced) {
             walk(table, edges, true, how);
             walk(table, edges, false, how);
         }
@@ -40,24 +40,24 @@ final class RowSharing {
     }
 
     /** The inheritance children and partitions of the fenced tables, at any depth. */
-    static Set<CatalogReach.Located> descendants(Set<CatalogReach.Located> fenced, List<CatalogReach.Inheritance> edges) {
-        Map<CatalogReach.Located, String> below = new LinkedHashMap<>();
-        for (CatalogReach.Located table : fenced) {
+    static Set<LocatedTable> descendants(Set<LocatedTable> fenced, List<CatalogReach.Inheritance> edges) {
+        Map<LocatedTable, String> below = new LinkedHashMap<>();
+        for (LocatedTable table : fenced) {
             walk(table, edges, true, below);
         }
         return below.keySet();
     }
 
     /** Every table below ({@code down}) or above {@code fenced}, described against it. */
-    private static void walk(CatalogReach.Located fenced, List<CatalogReach.Inheritance> edges, boolean down,
-                             Map<CatalogReach.Located, String> how) {
-        Map<CatalogReach.Located, Boolean> seen = new HashMap<>();
-        Deque<CatalogReach.Located> queue = new ArrayDeque<>(List.of(fenced));
+    private static void walk(LocatedTable fenced, List<CatalogReach.Inheritance> edges, boolean down,
+                             Map<LocatedTable, String> how) {
+        Map<LocatedTable, Boolean> seen = new HashMap<>();
+        Deque<LocatedTable> queue = new ArrayDeque<>(List.of(fenced));
         while (!queue.isEmpty()) {
-            CatalogReach.Located at = queue.poll();
+            LocatedTable at = queue.poll();
             for (CatalogReach.Inheritance edge : edges) {
-                CatalogReach.Located from = down ? edge.parent() : edge.child();
-                CatalogReach.Located to = down ? edge.child() : edge.parent();
+                LocatedTable from = down ? edge.parent() : edge.child();
+                LocatedTable to = down ? edge.child() : edge.parent();
                 if (from.equals(at) && seen.putIfAbsent(to, edge.partition()) == null) {
                     queue.add(to);
                     how.putIfAbsent(to, describe(to, fenced, down, edge.partition()));
@@ -66,7 +66,7 @@ final class RowSharing {
         }
     }
 
-    private static String describe(CatalogReach.Located relative, CatalogReach.Located fenced, boolean down,
+    private static String describe(LocatedTable relative, LocatedTable fenced, boolean down,
                                    boolean partition) {
         String relation = down
                 ? (partition ? " is a partition of fenced table " : " inherits from fenced table ")

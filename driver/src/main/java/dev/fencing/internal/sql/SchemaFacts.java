@@ -118,15 +118,15 @@ final class SchemaFacts {
         String currentCatalog = currentSchema == null ? connection.getCatalog() : null;
         Set<TableName> configured = FencedTableSet.of(config).names();
         for (TableName table : configured) {
-            for (Located located : locate(metadata, table, currentSchema, currentCatalog)) {
-                keys.computeIfAbsent(located.name.toLowerCase(Locale.ROOT), k -> new ArrayList<>())
+            for (LocatedTable located : locate(metadata, table, currentSchema, currentCatalog)) {
+                keys.computeIfAbsent(located.folded(), k -> new ArrayList<>())
                         .addAll(keys(metadata, located));
             }
         }
         // what shares rows with the fenced tables is read from the whole catalog, so that no
         // current schema, and no switch of it, decides which cascades and relatives are seen
         CatalogReach reach = CatalogReach.read(connection, configured);
-        Set<CatalogReach.Located> fenced = Set.copyOf(reach.fenced);
+        Set<LocatedTable> fenced = Set.copyOf(reach.fenced);
         List<CatalogReach.Reference> references = new ArrayList<>(reach.references);
         Set<String> referenced = new LinkedHashSet<>();
         for (CatalogReach.Reference reference : reach.references) {
@@ -144,7 +144,7 @@ final class SchemaFacts {
         }
         // the rows of a fenced table's inheritance children and partitions are fenced rows: a
         // foreign key declared on one of them cascades into fenced rows as much as the table's own
-        Set<CatalogReach.Located> holdingFencedRows = new HashSet<>(fenced);
+        Set<LocatedTable> holdingFencedRows = new HashSet<>(fenced);
         holdingFencedRows.addAll(RowSharing.descendants(fenced, reach.inheritance));
         Map<String, Cascade> cascadeParents = cascadeParents(holdingFencedRows, fenced, references);
         Map<String, String> relatives = RowSharing.relatives(fenced, reach.inheritance);
@@ -157,13 +157,13 @@ final class SchemaFacts {
      * delete or update; a parent's delete reaches a child's delete (CASCADE) or update (SET NULL /
      * SET DEFAULT); a parent's update reaches a child's update (any action). Keyed by folded name.
      */
-    private static Map<String, Cascade> cascadeParents(Set<CatalogReach.Located> holdingFencedRows,
-                                                       Set<CatalogReach.Located> fenced,
+    private static Map<String, Cascade> cascadeParents(Set<LocatedTable> holdingFencedRows,
+                                                       Set<LocatedTable> fenced,
                                                        List<CatalogReach.Reference> references) {
-        Map<CatalogReach.Located, Integer> reach = new HashMap<>();
-        Map<CatalogReach.Located, String> paths = new HashMap<>();
-        Map<CatalogReach.Located, String> actions = new HashMap<>();
-        for (CatalogReach.Located table : holdingFencedRows) {
+        Map<LocatedTable, Integer> reach = new HashMap<>();
+        Map<LocatedTable, String> paths = new HashMap<>();
+        Map<LocatedTable, String> actions = new HashMap<>();
+        for (LocatedTable table : holdingFencedRows) {
             reach.put(table, DELETE | UPDATE);
             paths.put(table, table.folded());
         }
@@ -195,7 +195,7 @@ final class SchemaFacts {
             }
         }
         Map<String, Cascade> cascadeParents = new LinkedHashMap<>();
-        for (Map.Entry<CatalogReach.Located, Integer> entry : reach.entrySet()) {
+        for (Map.Entry<LocatedTable, Integer> entry : reach.entrySet()) {
             if (!fenced.contains(entry.getKey())) { // by identity: a same-named table elsewhere may be unfenced
                 cascadeParents.merge(entry.getKey().folded(),
                         new Cascade(entry.getValue(), paths.get(entry.getKey()) + " (" + actions.get(entry.getKey()) + ")"),
@@ -236,10 +236,6 @@ final class SchemaFacts {
                 + ", referenced=" + referenced + ", guardScope=" + guardScope + "]";
     }
 
-    /** A table as the metadata names it. */
-    record Located(String catalog, String schema, String name) {
-    }
-
 
     /** Which events on a parent reach a fenced row, and by which path. */
     private record Cascade(int events, String path) {
@@ -264,9 +260,9 @@ final class SchemaFacts {
         };
     }
 
-    static List<Located> locate(DatabaseMetaData metadata, TableName table, String currentSchema,
+    static List<LocatedTable> locate(DatabaseMetaData metadata, TableName table, String currentSchema,
                                         String currentCatalog) throws SQLException {
-        Set<Located> found = new LinkedHashSet<>();
+        Set<LocatedTable> found = new LinkedHashSet<>();
         String namespace = table.schema() != null ? table.schema() : currentSchema != null ? currentSchema : currentCatalog;
         for (String pattern : new String[] {table.table(), table.table().toUpperCase(Locale.ROOT)}) {
             String catalog = currentSchema == null ? namespace : null;
@@ -279,9 +275,9 @@ final class SchemaFacts {
         return new ArrayList<>(found);
     }
 
-    private static List<Located> tables(DatabaseMetaData metadata, String catalogPattern, String schemaPattern,
+    private static List<LocatedTable> tables(DatabaseMetaData metadata, String catalogPattern, String schemaPattern,
                                         String pattern, TableName table) throws SQLException {
-        List<Located> found = new ArrayList<>();
+        List<LocatedTable> found = new ArrayList<>();
         String wanted = schemaPattern != null ? schemaPattern : catalogPattern;
         try (ResultSet rows = metadata.getTables(catalogPattern, schemaPattern, pattern, null)) {
             while (rows != null && rows.next()) {
@@ -292,17 +288,17 @@ final class SchemaFacts {
                 // patterns treat '_' as a wildcard: keep exact matches only
                 if (name != null && name.equalsIgnoreCase(table.table())
                         && (wanted == null || (namespace != null && namespace.equalsIgnoreCase(wanted)))) {
-                    found.add(new Located(catalog, schema, name));
+                    found.add(new LocatedTable(catalog, schema, name));
                 }
             }
         }
         return found;
     }
 
-    private static List<Set<String>> keys(DatabaseMetaData metadata, Located table) throws SQLException {
+    private static List<Set<String>> keys(DatabaseMetaData metadata, LocatedTable table) throws SQLException {
         List<Set<String>> keys = new ArrayList<>();
         Set<String> primary = new HashSet<>();
-        try (ResultSet rows = metadata.getPrimaryKeys(table.catalog, table.schema, table.name)) {
+        try (ResultSet rows = metadata.getPrimaryKeys(table.catalog(), table.schema(), table.name())) {
             while (rows != null && rows.next()) {
                 primary.add(rows.getString("COLUMN_NAME").toLowerCase(Locale.ROOT));
             }
@@ -312,7 +308,7 @@ final class SchemaFacts {
         }
         Map<String, Set<String>> unique = new LinkedHashMap<>();
         Set<String> unusable = new HashSet<>();
-        try (ResultSet rows = metadata.getIndexInfo(table.catalog, table.schema, table.name, true, true)) {
+        try (ResultSet rows = metadata.getIndexInfo(table.catalog(), table.schema(), table.name(), true, true)) {
             while (rows != null && rows.next()) {
                 String index = rows.getString("INDEX_NAME");
                 if (index == null || rows.getBoolean("NON_UNIQUE")) {

@@ -258,7 +258,8 @@ final class ShapeRows {
             FencePlan.DatabaseText database = new FencePlan.DatabaseText(pieces, String.join(slot.prepared(), pieces),
                     new int[0], fences, slot);
             return new FencePlan.Fenced(text, first.fencedTable(), database, check, first.countIsTheFencedWrite(),
-                    first.writesEpochTable(), first.controlsTransaction(), first.changesSchema(), first.checkedByGuard());
+                    first.writesEpochTable(), first.controlsTransaction(), first.changesSchema(), first.checkedByGuard(),
+                    first.mayHoldSeveralStatements());
         } catch (IllegalStateException e) {
             return null; // a sentinel the analysis moved, cut or joined: the text takes another path
         }

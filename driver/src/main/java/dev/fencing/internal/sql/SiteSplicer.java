@@ -51,7 +51,7 @@ final class SiteSplicer {
             splice.replace(tokens.start(insert.defaultValues().first()), tokens.end(insert.defaultValues().last()),
                     "(" + column + ") VALUES (" + Splice.FENCE + ")");
         }
-        String fenceValue = "CAST(" + Splice.FENCE + (dialect == Dialect.MARIADB ? " AS SIGNED)" : " AS BIGINT)");
+        String fenceValue = "CAST(" + Splice.FENCE + " AS " + dialect.fenceCastType() + ")";
         WriteSite.Query query = insert.query();
         if (query != null && query.selectList() != null) {
             splice.insert(tokens.end(query.selectList().last()), ", " + fenceValue);

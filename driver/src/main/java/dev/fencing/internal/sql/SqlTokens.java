@@ -32,6 +32,8 @@ final class SqlTokens {
     private int[] ends = new int[32];
     private int[] depths = new int[32];
     private int size;
+    /** The index of the first {@link #SEMICOLON} outside parentheses, or -1. */
+    private int firstStatementEnd = -1;
     /**
      * The characters the lexer has looked at: each character of the text once as the scan passes
      * it, plus every character a rule looks at again ({@link #hasBackslash}, H2's bracket rule).
@@ -65,7 +67,7 @@ final class SqlTokens {
 
     /** How many characters the lexer (and the rules that read tokens again) have looked at so far. */
     long visited() {
-        return visited;
+        return visited + (brackets == null ? 0 : brackets.visited());
     }
 
     int size() {
@@ -87,6 +89,19 @@ final class SqlTokens {
     /** Parenthesis (and bracket) depth of token {@code i}; an opening parenthesis has the outer depth. */
     int depth(int i) {
         return depths[i];
+    }
+
+    /** The index of the token that ends the first statement (a {@code ;} outside parentheses), or -1 when none does. */
+    int firstStatementEnd() {
+        return firstStatementEnd;
+    }
+
+    /**
+     * True when the text holds a statement after its first: a semicolon outside strings, names,
+     * comments and parentheses with a token after it.
+     */
+    boolean holdsSeveralStatements() {
+        return firstStatementEnd >= 0 && firstStatementEnd < size - 1;
     }
 
     String text(int i) {
@@ -177,7 +192,10 @@ final class SqlTokens {
         size++;
     }
 
-    private Dialect dialect;
+    private SqlLexing rules;
+    /** {@link #rules}' answers the per-character tests need, read once per text. */
+    private boolean nonAsciiNames;
+    private boolean unicodeSpaces;
     /** Start and end offsets of MariaDB's '#' comments, in pairs (the first {@link #hashCommentEnds} ints); null when none. */
     private int[] hashComments;
     private int hashCommentEnds;
@@ -206,11 +224,11 @@ final class SqlTokens {
      * would shift every position after it.
      */
     private boolean isIdentifierPart(char c) {
-        return Character.isLetterOrDigit(c) || c == '_' || c == '$' || (c >= 0x80 && dialect != Dialect.H2);
+        return Character.isLetterOrDigit(c) || c == '_' || c == '$' || (c >= 0x80 && nonAsciiNames);
     }
 
     private boolean isIdentifierStart(char c) {
-        return Character.isLetter(c) || c == '_' || (c >= 0x80 && dialect != Dialect.H2);
+        return Character.isLetter(c) || c == '_' || (c >= 0x80 && nonAsciiNames);
     }
 
     /** H2 reads Java's space characters (a no-break space too) as white space; the others only ASCII ones. */
@@ -218,11 +236,18 @@ final class SqlTokens {
         if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == 0x0B) {
             return true;
         }
-        return dialect == Dialect.H2 && (Character.isWhitespace(c) || Character.isSpaceChar(c));
+        return unicodeSpaces && (Character.isWhitespace(c) || Character.isSpaceChar(c));
     }
 
+    /**
+     * The lexer's one loop over the text, a branch per construct: it stays one method (over 60
+     * lines) because each branch hands its construct to a helper and the order of the tests is
+     * itself the dialect's reading (a comment before an operator, a prefix before a word).
+     */
     private void scan(Dialect dialect, AnalysisBudget budget) throws UnreadableSqlException {
-        this.dialect = dialect;
+        this.rules = dialect.lexing();
+        this.nonAsciiNames = rules.nonAsciiNameCharacters();
+        this.unicodeSpaces = rules.unicodeSpacesAreWhiteSpace();
         final String s = sql;
         final int n = s.length();
         final boolean mysql = dialect.mysqlLexing();
@@ -246,11 +271,10 @@ final class SqlTokens {
                 int end = lineEnd(i, false);
                 addHashComment(i, end);
                 i = end;
-            } else if (dialect == Dialect.H2 && c == '/' && i + 1 < n && s.charAt(i + 1) == '/') {
+            } else if (rules.doubleSlashComments() && c == '/' && i + 1 < n && s.charAt(i + 1) == '/') {
                 i = lineEnd(i, true);
             } else if (c == '/' && i + 1 < n && s.charAt(i + 1) == '*') {
-                boolean executable = mysql && i + 2 < n && (s.charAt(i + 2) == '!'
-                        || (s.charAt(i + 2) == 'M' && i + 3 < n && s.charAt(i + 3) == '!'));
+                boolean executable = mysql && SqlComments.opensExecutableComment(s, i);
                 int end = mysql && !executable ? plainMariaDbCommentEnd(i) : blockCommentEnd(i, !mysql);
                 if (executable) {
                     add(EXECUTABLE_COMMENT, i, end, depth);
@@ -264,11 +288,11 @@ final class SqlTokens {
                 int end = quotedEnd(i, '"', mysql);
                 add(mysql ? STRING : QUOTED_IDENTIFIER, i, end, depth);
                 i = end;
-            } else if (c == '`' && (mysql || dialect == Dialect.H2)) {
+            } else if (c == '`' && rules.backtickQuotedNames()) {
                 int end = quotedEnd(i, '`', false);
                 add(QUOTED_IDENTIFIER, i, end, depth);
                 i = end;
-            } else if (c == '$' && dialect == Dialect.H2 && !(i > 0 && isIdentifierPart(s.charAt(i - 1)))
+            } else if (c == '$' && rules.onlyUntaggedDollarQuotes() && !(i > 0 && isIdentifierPart(s.charAt(i - 1)))
                     && !(i + 1 < n && (s.charAt(i + 1) == '$' || Character.isDigit(s.charAt(i + 1))))) {
                 // H2 opens a dollar quote only with "$$" and reads any other lone '$' as a parameter
                 throw new UnreadableSqlException("a lone '$' at offset " + i + " (H2 reads it as a parameter)");
@@ -279,7 +303,7 @@ final class SqlTokens {
             } else if (isPrefixedString(i, mysql)) {
                 int quote = s.indexOf('\'', i);
                 // H2 reads E'..' as a plain string: a backslash escapes nothing there
-                boolean backslashes = mysql || (Character.toUpperCase(c) == 'E' && dialect != Dialect.H2);
+                boolean backslashes = mysql || (Character.toUpperCase(c) == 'E' && rules.escapeStringPrefix());
                 int end = quotedEnd(quote, '\'', backslashes);
                 add(STRING, i, end, depth);
                 i = end;
@@ -314,8 +338,11 @@ final class SqlTokens {
                 }
             } else if (c == '(' || c == '[') {
                 add(OPEN, i, i + 1, depth);
-                if (dialect == Dialect.H2) {
-                    pushBracket(depth, c == '[' ? squareBracketNameEnd(i) : -1);
+                if (rules.squareBracketsMayQuoteNames()) {
+                    if (brackets == null) {
+                        brackets = new SquareBracketNames(s);
+                    }
+                    brackets.open(depth, size - 1, i, c == '[', words);
                 }
                 depth++;
                 i++;
@@ -324,8 +351,8 @@ final class SqlTokens {
                 if (depth < 0) {
                     throw new UnreadableSqlException("unbalanced ')' at offset " + i);
                 }
-                if (dialect == Dialect.H2 && bracketEnds[depth] >= 0) {
-                    checkSquareBracket(depth, i);
+                if (brackets != null) {
+                    brackets.close(depth, i, starts[brackets.opener(depth)], words);
                 }
                 add(CLOSE, i, i + 1, depth);
                 i++;
@@ -336,6 +363,9 @@ final class SqlTokens {
                 add(COMMA, i, i + 1, depth);
                 i++;
             } else if (c == ';') {
+                if (depth == 0 && firstStatementEnd < 0) {
+                    firstStatementEnd = size;
+                }
                 add(SEMICOLON, i, i + 1, depth);
                 i++;
             } else if (c == '.') {
@@ -353,106 +383,10 @@ final class SqlTokens {
         budget.spend(n - spentTo);
     }
 
-    /**
-     * H2: for each open parenthesis or bracket (by depth), where H2's MSSQLServer mode ends the
-     * {@code [..]} quoted name that starts there, or -1 (a parenthesis, or no closing bracket);
-     * the token that opened it; how many words and quoted names came before it.
-     */
-    private int[] bracketEnds;
-    private int[] bracketOpens;
-    private int[] bracketWords;
     /** How many {@link #WORD} and {@link #QUOTED_IDENTIFIER} tokens there are so far. */
     private int words;
-    /**
-     * H2, built at the first {@code [}: for each offset {@code j}, where a {@code [..]} name read
-     * from {@code j} on ends (as {@link #squareBracketNameEnd}), and how many characters before
-     * {@code j} can start what may hide code ({@link #mayHide}). Each is one pass over the text,
-     * so that every bracket is judged without reading the text again.
-     */
-    private int[] nameEndFrom;
-    private int[] hidersBefore;
-
-    private void pushBracket(int depth, int end) {
-        if (bracketEnds == null || depth >= bracketEnds.length) {
-            int capacity = Math.max(8, Math.max(depth + 1, bracketEnds == null ? 0 : bracketEnds.length * 2));
-            bracketEnds = bracketEnds == null ? new int[capacity] : Arrays.copyOf(bracketEnds, capacity);
-            bracketOpens = bracketOpens == null ? new int[capacity] : Arrays.copyOf(bracketOpens, capacity);
-            bracketWords = bracketWords == null ? new int[capacity] : Arrays.copyOf(bracketWords, capacity);
-        }
-        bracketEnds[depth] = end;
-        bracketOpens[depth] = size - 1;
-        bracketWords[depth] = words;
-    }
-
-    /** The offset after the {@code ]} that ends a {@code [name]} starting at {@code i} ({@code ]]} escapes one), or -1. */
-    private int squareBracketNameEnd(int i) {
-        if (nameEndFrom == null) {
-            readBracketRules();
-        }
-        return nameEndFrom[i + 1];
-    }
-
-    /** One pass from the end for {@link #nameEndFrom}, one from the start for {@link #hidersBefore}. */
-    private void readBracketRules() {
-        final String s = sql;
-        final int n = s.length();
-        nameEndFrom = new int[n + 2];
-        nameEndFrom[n] = -1;
-        nameEndFrom[n + 1] = -1;
-        for (int j = n - 1; j >= 0; j--) {
-            if (s.charAt(j) != ']') {
-                nameEndFrom[j] = nameEndFrom[j + 1];
-            } else {
-                nameEndFrom[j] = j + 1 < n && s.charAt(j + 1) == ']' ? nameEndFrom[j + 2] : j + 1;
-            }
-        }
-        hidersBefore = new int[n + 1];
-        for (int j = 0; j < n; j++) {
-            hidersBefore[j + 1] = hidersBefore[j] + (hides(j, n) ? 1 : 0);
-        }
-        visited += 2L * n;
-    }
-
-    /**
-     * H2 in MODE=MSSQLServer reads {@code [..]} as a quoted name, the other modes as an array or
-     * subscript, and the lexer cannot know the mode. The two readings are allowed to differ only
-     * where nothing can hide: when the bracket that closes at {@code close} ends elsewhere as a
-     * name, or holds names or words next to quotes or comments (code that would be a name),
-     * the text is unreadable. Arrays of literals ({@code ARRAY['a', 'b']}) and subscripts stay
-     * readable.
-     */
-    private void checkSquareBracket(int depth, int close) throws UnreadableSqlException {
-        int open = bracketOpens[depth];
-        int nameEnd = bracketEnds[depth];
-        if (!mayHide(starts[open], Math.max(close + 1, nameEnd))) {
-            return;
-        }
-        boolean endsAlike = nameEnd == close + 1;
-        boolean holdsWords = words > bracketWords[depth];
-        if (!endsAlike || holdsWords) {
-            throw new UnreadableSqlException("the '[' at offset " + starts[open] + " closes at offset " + close
-                    + ", but H2 in MODE=MSSQLServer reads [..] as a quoted name" + (endsAlike ? "" : " that ends at offset "
-                    + (nameEnd - 1)) + "; write the array or name without quotes or comments inside");
-        }
-    }
-
-    /**
-     * True when {@code [from, to)} holds what can start a string, quoted name, comment or new
-     * statement: only then can two readings that end a bracket at different places disagree about
-     * what runs (otherwise one reading merely takes some code for a name).
-     */
-    private boolean mayHide(int from, int to) {
-        int hiders = hidersBefore[to] - hidersBefore[from];
-        // a "--", "//" or "/*" whose second character is past the range does not count
-        return hiders - (to > from && hides(to - 1, sql.length()) && !hides(to - 1, to) ? 1 : 0) > 0;
-    }
-
-    /** True when the character at {@code j} starts a string, quoted name, comment or new statement within {@code [j, to)}. */
-    private boolean hides(int j, int to) {
-        char c = sql.charAt(j);
-        return c == '\'' || c == '"' || c == '`' || c == '$' || c == ';'
-                || ((c == '-' || c == '/') && j + 1 < to && (sql.charAt(j + 1) == c || sql.charAt(j + 1) == '*'));
-    }
+    /** H2's {@code [..]} rule, made at the first parenthesis or bracket; null elsewhere. */
+    private SquareBracketNames brackets;
 
     private int word(int i, int depth) {
         final String s = sql;
@@ -570,7 +504,7 @@ final class SqlTokens {
             return 0;
         }
         int j = i + 1;
-        if (dialect == Dialect.H2) {
+        if (rules.onlyUntaggedDollarQuotes()) {
             return j < s.length() && s.charAt(j) == '$' ? j + 1 : 0;
         }
         if (j < s.length() && s.charAt(j) != '$') {

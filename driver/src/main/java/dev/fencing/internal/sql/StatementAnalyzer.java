@@ -220,7 +220,8 @@ public final class StatementAnalyzer {
             }
             // the test switch changes every template: no shape is made or used under it
             FencePlan byShape = !options.rewrite() ? null : planByShape(sql, tokens, budget);
-            return byShape != null ? byShape : analyzeFully(sql, tokens, budget);
+            return byShape != null ? byShape.withSeveralStatements(tokens.holdsSeveralStatements())
+                    : analyzeFully(sql, tokens, budget);
         } catch (AnalysisBudget.ExhaustedException | StackOverflowError e) {
             return unanalysable(sql, e);
         }

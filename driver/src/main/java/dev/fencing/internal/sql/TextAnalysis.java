@@ -71,7 +71,7 @@ final class TextAnalysis {
                     + e.getMessage() + "), and it may write a fenced table; nothing was sent"), null, false);
         }
         TextAnalysis analysis = new TextAnalysis(context, options, sql, tokens);
-        FencePlan plan = analysis.run();
+        FencePlan plan = analysis.run().withSeveralStatements(tokens.holdsSeveralStatements());
         return new Result(plan, tokens, analysis.changesSchema);
     }
 
@@ -82,7 +82,7 @@ final class TextAnalysis {
         if (TextRules.clientEncodingChange(context, sql, tokens) instanceof Decision.Refuse refuse) {
             return FencePlan.refused(sql, context.firstConfiguredTable(), refuse.reason() + "; nothing was sent");
         }
-        if (context.dialect() == Dialect.MARIADB && ProcedureCallRules.isMariaDbCompound(tokens)) {
+        if (context.dialect().compoundStatementsInTexts() && ProcedureCallRules.isMariaDbCompound(tokens)) {
             return ProcedureCallRules.compound(context, sql, tokens);
         }
         int[] parameterOrdinals = numberParameters();
@@ -114,7 +114,7 @@ final class TextAnalysis {
         for (int k = 0; k < hashComments.length; k += 2) {
             parserText.blank(hashComments[k], hashComments[k + 1]);
         }
-        boolean pgjdbc = context.dialect() == Dialect.POSTGRESQL;
+        boolean pgjdbc = context.dialect().driverSendsDoubledQuestionMarkAsOne();
         int[] ordinals = new int[tokens.size()];
         int parameters = 0;
         for (int i = 0; i < tokens.size(); i++) {
@@ -213,7 +213,8 @@ final class TextAnalysis {
         if (hidden.refuses()) {
             return List.of(hidden);
         }
-        if (context.dialect() == Dialect.MARIADB && statement.isWord(from, "SET") && statement.isWord(from + 1, "STATEMENT")) {
+        if (context.dialect().setStatementForRunsAStatement() && statement.isWord(from, "SET")
+                && statement.isWord(from + 1, "STATEMENT")) {
             int inner = setStatementBody(from, to);
             if (inner < 0) {
                 return statement.names() ? List.of(Decision.refuse("SET STATEMENT .. FOR without a statement after FOR"))
@@ -330,7 +331,7 @@ final class TextAnalysis {
         }
         if (fencedWrites == 0) {
             return new FencePlan.Fenced(sql, fencedTable, FencePlan.DatabaseText.asWritten(sql, parameters), null,
-                    false, true, controlsTransaction, false, false);
+                    false, true, controlsTransaction, false, false, tokens.holdsSeveralStatements());
         }
         return null;
     }
@@ -341,10 +342,10 @@ final class TextAnalysis {
      */
     private FencePlan checkedByTheGuard(int parameters) {
         if (options.rewriteOff() || fencedWrites == 0 && epochWrites == 0 && !namesFencedTable) {
-            return new FencePlan.PassThrough(sql, controlsTransaction, false, true);
+            return new FencePlan.PassThrough(sql, controlsTransaction, false, true, tokens.holdsSeveralStatements());
         }
         return new FencePlan.Fenced(sql, tableOrFirst(), FencePlan.DatabaseText.asWritten(sql, parameters), null, false,
-                epochWrites > 0, controlsTransaction, false, true);
+                epochWrites > 0, controlsTransaction, false, true, tokens.holdsSeveralStatements());
     }
 
     /**
@@ -383,7 +384,8 @@ final class TextAnalysis {
         boolean countIsTheFencedWrite = fencedWrites == 1 && statements == 1 && onlySite.topLevel();
         return new FencePlan.Fenced(sql, fencedTable, FencePlan.DatabaseText.spliced(spliced,
                 FenceSlot.forStatement(options.fenceSlot(), tokens)), zeroRowCheck(countIsTheFencedWrite,
-                parameterOrdinals), countIsTheFencedWrite, epochWrites > 0, controlsTransaction, false, false);
+                parameterOrdinals), countIsTheFencedWrite, epochWrites > 0, controlsTransaction, false, false,
+                tokens.holdsSeveralStatements());
     }
 
     /**

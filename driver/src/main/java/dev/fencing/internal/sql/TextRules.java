@@ -22,7 +22,7 @@ final class TextRules {
      * ({@code 'it''s \ fine'}, {@code 'a\\b'}) reads the same in every session and passes.
      */
     static Decision backslashString(AnalysisContext context, String sql, SqlTokens tokens) {
-        if (context.dialect() == Dialect.H2 || (sql.indexOf(';') < 0 && !context.mentionsWatchedTable(sql))) {
+        if (!context.dialect().backslashEscapingDependsOnSession() || (sql.indexOf(';') < 0 && !context.mentionsWatchedTable(sql))) {
             return Decision.PASS;
         }
         for (int i = 0; i < tokens.size(); i++) {
@@ -49,17 +49,16 @@ final class TextRules {
         if (!context.dialect().checksClientEncoding()) {
             return Decision.PASS;
         }
-        for (int i = 0; i < tokens.size(); i++) {
-            if (tokens.kind(i) == SqlTokens.SEMICOLON && tokens.depth(i) == 0) {
-                for (int c = tokens.start(i); c < sql.length(); c++) {
-                    if (sql.charAt(c) >= 0x80) {
-                        return Decision.refuse("a text of several statements with non-ASCII characters after the first:"
-                                + " an earlier statement may change the session's client encoding (SET NAMES, SET"
-                                + " client_encoding, set_config) before the server reads the later ones, and then where"
-                                + " their strings and names end cannot be known; send the statements one at a time");
-                    }
-                }
-                return Decision.PASS;
+        int firstEnd = tokens.firstStatementEnd();
+        if (firstEnd < 0) {
+            return Decision.PASS;
+        }
+        for (int c = tokens.start(firstEnd); c < sql.length(); c++) {
+            if (sql.charAt(c) >= 0x80) {
+                return Decision.refuse("a text of several statements with non-ASCII characters after the first:"
+                        + " an earlier statement may change the session's client encoding (SET NAMES, SET"
+                        + " client_encoding, set_config) before the server reads the later ones, and then where"
+                        + " their strings and names end cannot be known; send the statements one at a time");
             }
         }
         return Decision.PASS;

@@ -17,83 +17,6 @@ import java.util.function.IntConsumer;
  */
 final class WriteSites {
 
-    /**
-     * A write while it is being read: token indexes, -1 where a clause has not been seen (yet).
-     * Never leaves this class; {@link #toSite} makes the immutable {@link WriteSite}.
-     */
-    private static final class Draft {
-        ParsedWrites.Kind kind;
-        int head;
-        boolean topLevel;
-        int targetFirst = -1;
-        int targetLast = -1;
-        int alias = -1;
-        String unsupported;
-        boolean multiTable;
-
-        // UPDATE / DELETE
-        int assignmentsLast = -1;
-        int fromKeyword = -1;
-        int fromLast = -1;
-        int whereKeyword = -1;
-        int whereLast = -1;
-        /** The last token before RETURNING / ORDER BY / LIMIT (or the statement's end). */
-        int bodyLast = -1;
-
-        // INSERT
-        int columnsOpen = -1;
-        int columnsClose = -1;
-        final List<WriteSite.Span> rows = new ArrayList<>();
-        int defaultValuesFirst = -1;
-        int defaultValuesLast = -1;
-        int queryFirst = -1;
-        int queryLast = -1;
-        /** The parenthesised conflict target when it is a plain column list; else -1. */
-        int conflictTargetOpen = -1;
-        int conflictTargetClose = -1;
-        int conflictAssignmentsLast = -1;
-        int conflictWhereKeyword = -1;
-        int conflictWhereLast = -1;
-        int conflictBodyLast = -1;
-        /** For INSERT .. SELECT: the select list, where the fence is appended; else null (wrap the query). */
-        WriteSite.Span selectList;
-
-        // the statement's own WITH clause (for a diagnosis query that needs its names)
-        int withFirst = -1;
-        int withLast = -1;
-        boolean withWrites;
-
-        WriteSite toSite() {
-            WriteSite.Target target = targetFirst < 0 ? null
-                    : new WriteSite.Target(targetFirst, targetLast, alias >= 0 ? alias : targetLast);
-            WriteSite.With with = withFirst < 0 ? null : new WriteSite.With(withFirst, withLast, withWrites);
-            WriteSite.RowChange rowChange = null;
-            WriteSite.Insert insert = null;
-            if (kind == ParsedWrites.Kind.UPDATE || kind == ParsedWrites.Kind.DELETE) {
-                rowChange = new WriteSite.RowChange(
-                        assignmentsLast < 0 ? null : new WriteSite.Assignments(assignmentsLast),
-                        clause(fromKeyword, fromLast), new WriteSite.Condition(clause(whereKeyword, whereLast), bodyLast));
-            } else if (kind == ParsedWrites.Kind.INSERT) {
-                WriteSite.ConflictUpdate conflictUpdate = conflictAssignmentsLast < 0 ? null
-                        : new WriteSite.ConflictUpdate(span(conflictTargetOpen, conflictTargetClose),
-                        new WriteSite.Assignments(conflictAssignmentsLast),
-                        new WriteSite.Condition(clause(conflictWhereKeyword, conflictWhereLast), conflictBodyLast));
-                insert = new WriteSite.Insert(span(columnsOpen, columnsClose), rows,
-                        span(defaultValuesFirst, defaultValuesLast),
-                        queryFirst < 0 ? null : new WriteSite.Query(queryFirst, queryLast, selectList), conflictUpdate);
-            }
-            return new WriteSite(kind, head, topLevel, target, unsupported, multiTable, with, rowChange, insert);
-        }
-
-        private static WriteSite.Clause clause(int keyword, int last) {
-            return keyword < 0 ? null : new WriteSite.Clause(keyword, last);
-        }
-
-        private static WriteSite.Span span(int first, int last) {
-            return first < 0 ? null : new WriteSite.Span(first, last);
-        }
-    }
-
     private static final String[] UPDATE_ASSIGNMENT_STOPS = {"FROM", "WHERE", "RETURNING", "ORDER", "LIMIT", "OFFSET", "FETCH"};
     private static final String[] FROM_STOPS = {"WHERE", "RETURNING", "ORDER", "LIMIT", "OFFSET", "FETCH"};
     private static final String[] WHERE_STOPS = {"RETURNING", "ORDER", "LIMIT", "OFFSET", "FETCH"};
@@ -109,7 +32,7 @@ final class WriteSites {
 
     private final SqlTokens tokens;
     private final Dialect dialect;
-    private final List<Draft> sites = new ArrayList<>();
+    private final List<WriteSiteDraft> sites = new ArrayList<>();
     private final IntConsumer parserBlanks;
 
     private WriteSites(SqlTokens tokens, Dialect dialect, IntConsumer parserBlanks) {
@@ -132,7 +55,7 @@ final class WriteSites {
         WriteSites finder = new WriteSites(tokens, dialect, parserBlanks);
         finder.statement(from, to, true);
         List<WriteSite> found = new ArrayList<>(finder.sites.size());
-        for (Draft draft : finder.sites) {
+        for (WriteSiteDraft draft : finder.sites) {
             found.add(draft.toSite());
         }
         return found;
@@ -169,7 +92,7 @@ final class WriteSites {
         if (tokens.isWord(i, "WITH")) {
             i = withClause(i + 1, to);
             if (i < 0) {
-                Draft site = new Draft();
+                WriteSiteDraft site = new WriteSiteDraft();
                 site.kind = ParsedWrites.Kind.OTHER;
                 site.head = from;
                 site.unsupported = "a WITH clause of a shape the analyzer does not know";
@@ -189,11 +112,11 @@ final class WriteSites {
             insert(i, to, topLevel);
         } else if (tokens.isWord(i, "MERGE") || tokens.isWord(i, "REPLACE") || tokens.isWord(i, "UPSERT")
                 || tokens.isWord(i, "TRUNCATE")) {
-            Draft site = site(ParsedWrites.Kind.OTHER, i, topLevel);
+            WriteSiteDraft site = site(ParsedWrites.Kind.OTHER, i, topLevel);
             site.unsupported = tokens.text(i).toUpperCase(Locale.ROOT) + " cannot carry a per-row fence check";
         }
         if (i > from && sites.size() > sitesBeforeMain) {
-            Draft main = sites.get(sitesBeforeMain);
+            WriteSiteDraft main = sites.get(sitesBeforeMain);
             main.withFirst = from;
             main.withLast = i - 1;
             main.withWrites = sitesBeforeMain > sitesBeforeWith;
@@ -239,8 +162,8 @@ final class WriteSites {
         return -1;
     }
 
-    private Draft site(ParsedWrites.Kind kind, int head, boolean topLevel) {
-        Draft site = new Draft();
+    private WriteSiteDraft site(ParsedWrites.Kind kind, int head, boolean topLevel) {
+        WriteSiteDraft site = new WriteSiteDraft();
         site.kind = kind;
         site.head = head;
         site.topLevel = topLevel;
@@ -249,7 +172,7 @@ final class WriteSites {
     }
 
     private void update(int head, int to, boolean topLevel) {
-        Draft site = site(ParsedWrites.Kind.UPDATE, head, topLevel);
+        WriteSiteDraft site = site(ParsedWrites.Kind.UPDATE, head, topLevel);
         int depth = tokens.depth(head);
         int i = skipWords(head + 1, to, "LOW_PRIORITY", "IGNORE");
         i = target(site, i, to, "SET");
@@ -262,7 +185,7 @@ final class WriteSites {
             return;
         }
         int stop = findClause(i + 1, to, depth,
-                dialect == Dialect.MARIADB ? MARIADB_UPDATE_ASSIGNMENT_STOPS : UPDATE_ASSIGNMENT_STOPS);
+                dialect.rowChangeTailIsOrderByLimit() ? MARIADB_UPDATE_ASSIGNMENT_STOPS : UPDATE_ASSIGNMENT_STOPS);
         if (stop == i + 1) {
             site.unsupported = "an UPDATE without assignments";
             return;
@@ -278,10 +201,10 @@ final class WriteSites {
     }
 
     private void delete(int head, int to, boolean topLevel) {
-        Draft site = site(ParsedWrites.Kind.DELETE, head, topLevel);
+        WriteSiteDraft site = site(ParsedWrites.Kind.DELETE, head, topLevel);
         int depth = tokens.depth(head);
         int i = skipWords(head + 1, to, "LOW_PRIORITY", "QUICK", "IGNORE");
-        if (dialect == Dialect.MARIADB && tokens.isIdentifier(i) && tokens.isWord(i + 1, "FROM")
+        if (dialect.deleteMayNameItsTargetBeforeFrom() && tokens.isIdentifier(i) && tokens.isWord(i + 1, "FROM")
                 && singleTableAliasDelete(site, i, to, depth)) {
             return;
         }
@@ -311,7 +234,7 @@ final class WriteSites {
      * table read (by its alias or name), it is a single-table DELETE with an alias; else false and
      * the site is left for the multi-table reading.
      */
-    private boolean singleTableAliasDelete(Draft site, int deleted, int to, int depth) {
+    private boolean singleTableAliasDelete(WriteSiteDraft site, int deleted, int to, int depth) {
         int i = targetName(site, deleted + 2, to);
         if (i < 0) {
             site.unsupported = null;
@@ -340,7 +263,7 @@ final class WriteSites {
         return true;
     }
 
-    private void whereAndTail(Draft site, int i, int to, int depth) {
+    private void whereAndTail(WriteSiteDraft site, int i, int to, int depth) {
         int tail = i;
         if (i < to && tokens.isWord(i, "WHERE")) {
             if (isCurrentOf(i + 1, to)) {
@@ -348,7 +271,7 @@ final class WriteSites {
                 return;
             }
             site.whereKeyword = i;
-            tail = findClause(i + 1, to, depth, dialect == Dialect.MARIADB ? MARIADB_WHERE_STOPS : WHERE_STOPS);
+            tail = findClause(i + 1, to, depth, dialect.rowChangeTailIsOrderByLimit() ? MARIADB_WHERE_STOPS : WHERE_STOPS);
             site.whereLast = tail - 1;
             if (site.whereLast == site.whereKeyword) {
                 site.unsupported = "an empty WHERE clause";
@@ -363,7 +286,7 @@ final class WriteSites {
     }
 
     private void insert(int head, int to, boolean topLevel) {
-        Draft site = site(ParsedWrites.Kind.INSERT, head, topLevel);
+        WriteSiteDraft site = site(ParsedWrites.Kind.INSERT, head, topLevel);
         int depth = tokens.depth(head);
         int i = skipWords(head + 1, to, "LOW_PRIORITY", "DELAYED", "HIGH_PRIORITY", "IGNORE");
         if (tokens.isWord(i, "INTO")) {
@@ -400,7 +323,7 @@ final class WriteSites {
      * Reads what is inserted, from token {@code i}: DEFAULT VALUES, VALUES rows or a query.
      * Returns the index after it, or -1 (site marked unsupported).
      */
-    private int insertedRows(Draft site, int i, int to, int depth) {
+    private int insertedRows(WriteSiteDraft site, int i, int to, int depth) {
         if (tokens.isWord(i, "DEFAULT") && tokens.isWord(i + 1, "VALUES")) {
             if (site.columnsClose >= 0) {
                 site.unsupported = "DEFAULT VALUES after a column list";
@@ -435,7 +358,7 @@ final class WriteSites {
     }
 
     /** Reads the rows {@code (..), (..)} from token {@code j}; returns the index after them, or -1 (site marked). */
-    private int valuesRows(Draft site, int j, int to) {
+    private int valuesRows(WriteSiteDraft site, int j, int to) {
         while (j < to && tokens.kind(j) == SqlTokens.OPEN) {
             int close = closeOf(j);
             site.rows.add(new WriteSite.Span(j, close));
@@ -457,7 +380,7 @@ final class WriteSites {
      * Reads what may follow the inserted rows at token {@code i}: ON CONFLICT (DO NOTHING or DO
      * UPDATE with its own condition), then only RETURNING; anything else marks the site.
      */
-    private void afterInsertedRows(Draft site, int i, int to, int depth) {
+    private void afterInsertedRows(WriteSiteDraft site, int i, int to, int depth) {
         if (i < to && tokens.isWord(i, "ON")) {
             if (tokens.isWord(i + 1, "DUPLICATE")) {
                 site.unsupported = "ON DUPLICATE KEY UPDATE (its assignments cannot be made conditional on the fence)";
@@ -487,7 +410,7 @@ final class WriteSites {
     }
 
     /** Marks tokens {@code [open, doKeyword)} as the conflict target when they are {@code (column [, column]..)}. */
-    private void conflictTarget(Draft site, int open, int doKeyword) {
+    private void conflictTarget(WriteSiteDraft site, int open, int doKeyword) {
         if (tokens.kind(open) != SqlTokens.OPEN || closeOf(open) != doKeyword - 1) {
             return;
         }
@@ -503,7 +426,7 @@ final class WriteSites {
     }
 
     /** Reads ON CONFLICT's assignments from token {@code i} and its WHERE; returns the index after them. */
-    private int conflictUpdate(Draft site, int i, int to, int depth) {
+    private int conflictUpdate(WriteSiteDraft site, int i, int to, int depth) {
         int stop = findClause(i, to, depth, CONFLICT_ASSIGNMENT_STOPS);
         site.conflictAssignmentsLast = stop - 1;
         int tail = stop;
@@ -546,7 +469,7 @@ final class WriteSites {
     }
 
     /** Reads the target name and an optional alias; returns the index after them, or -1 (site marked). */
-    private int target(Draft site, int i, int to, String... stops) {
+    private int target(WriteSiteDraft site, int i, int to, String... stops) {
         i = targetName(site, i, to);
         if (i < 0) {
             return -1;
@@ -566,7 +489,7 @@ final class WriteSites {
         return i;
     }
 
-    private int targetName(Draft site, int i, int to) {
+    private int targetName(WriteSiteDraft site, int i, int to) {
         if (tokens.isWord(i, "ONLY")) {
             site.unsupported = "ONLY (write to the table by name)";
             return -1;
@@ -582,7 +505,7 @@ final class WriteSites {
             site.targetLast = i;
         }
         i++;
-        if (i < to && dialect == Dialect.POSTGRESQL && site.kind != ParsedWrites.Kind.INSERT
+        if (i < to && dialect.starAfterTableNameMeansDescendants() && site.kind != ParsedWrites.Kind.INSERT
                 && tokens.kind(i) == SqlTokens.OPERATOR && tokens.text(i).equals("*")) {
             // "orders *": the table and its descendants, which is what "orders" means anyway
             parserBlanks.accept(i);
@@ -617,7 +540,7 @@ final class WriteSites {
     }
 
     private int skipWords(int i, int to, String... words) {
-        while (i < to && isAnyWord(i, words) && dialect == Dialect.MARIADB) {
+        while (i < to && isAnyWord(i, words) && dialect.writesTakeModifierWords()) {
             i++;
         }
         return i;

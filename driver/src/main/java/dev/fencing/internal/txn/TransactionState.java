@@ -148,7 +148,7 @@ public final class TransactionState {
      * on PostgreSQL, whether the server will roll back instead, asked of pgjdbc where it can tell.
      */
     public void beforeCommit() {
-        if (dialect != Dialect.POSTGRESQL) {
+        if (!dialect.errorFailsTheTransaction()) {
             return;
         }
         Boolean serverFailed = PostgresTransactionStatus.failed(database);
@@ -275,7 +275,7 @@ public final class TransactionState {
      * lock wait timeout: rolled back when the server rolls back on timeout).
      */
     public void afterFailure(Throwable failure) {
-        if (dialect == Dialect.POSTGRESQL) {
+        if (dialect.errorFailsTheTransaction()) {
             failed |= failedInTransaction();
         }
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
@@ -292,7 +292,7 @@ public final class TransactionState {
                     ended(End.UNKNOWN);
                     return;
                 }
-                if (dialect == Dialect.MARIADB && sql.getErrorCode() == 1205) {
+                if (dialect.isLockWaitTimeout(sql)) {
                     afterLockWaitTimeout();
                     return;
                 }
@@ -361,13 +361,16 @@ public final class TransactionState {
 
     /** Asks the database whether a transaction is open on this connection (JDBC auto-commit is on). */
     private boolean askDatabaseInTransaction() throws SQLException {
-        return switch (dialect) {
-            case POSTGRESQL -> askPostgresInTransaction();
-            case MARIADB -> askWithQuery("SELECT @@in_transaction <> 0");
-            // H2 reports BEGIN through getAutoCommit(), which was true
-            case H2 -> false;
-            default -> throw cannotTell(null);
-        };
+        if (dialect.autoCommitReportsTextTransactions()) {
+            return false; // getAutoCommit() would have reported a BEGIN, and it was true
+        }
+        if (dialect.inTransactionQuery() != null) {
+            return askWithQuery(dialect.inTransactionQuery());
+        }
+        if (dialect.savepointProbesTheTransaction()) {
+            return askPostgresInTransaction();
+        }
+        throw cannotTell(null);
     }
 
     /**

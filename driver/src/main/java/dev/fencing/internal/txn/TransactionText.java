@@ -1,6 +1,7 @@
 package dev.fencing.internal.txn;
 
 import dev.fencing.internal.sql.Dialect;
+import dev.fencing.internal.sql.SqlComments;
 import dev.fencing.internal.sql.StatementHead;
 
 /**
@@ -230,7 +231,7 @@ public final class TransactionText {
                     i++;
                 }
             } else if (c == '/' && i + 1 < n && sql.charAt(i + 1) == '*') {
-                if (dialect.executableComments() && i + 2 < n && sql.charAt(i + 2) == '!') {
+                if (dialect.executableComments() && SqlComments.opensExecutableComment(sql, i)) {
                     return -1;
                 }
                 i = skipBlock(sql, i, dialect.nestedBlockComments());

@@ -50,6 +50,9 @@ class TransactionTextTest {
             "POSTGRESQL | DO $$ BEGIN COMMIT; END $$            | MAY_END",
             "POSTGRESQL | /* not closed BEGIN                   | MAY_END",
             "MARIADB    | /*!50000 COMMIT */                    | MAY_END",
+            // MariaDB runs /*M!..*/ as SQL too: a COMMIT there is no comment
+            "MARIADB    | /*M! COMMIT */                        | MAY_END",
+            "MARIADB    | '/*M!100000 COMMIT */ SELECT 1'       | MAY_END",
             "MARIADB    | '# c\nCOMMIT'                         | COMMIT",
             "POSTGRESQL | LOCK TABLE t                          | MAY_END",
     })
