@@ -116,7 +116,7 @@ class PublicSurfaceTest {
             for (Path file : files.filter(f -> f.toString().endsWith(".class")).toList()) {
                 String name = classes.relativize(file).toString().replace(file.getFileSystem().getSeparator(), ".");
                 name = name.substring(0, name.length() - ".class".length());
-                if (name.endsWith("package-info") || name.matches(".*\\$\\d.*")) {
+                if (name.endsWith("package-info") || name.equals("module-info") || name.matches(".*\\$\\d.*")) {
                     continue;
                 }
                 Class<?> type = Class.forName(name, false, PublicSurfaceTest.class.getClassLoader());
