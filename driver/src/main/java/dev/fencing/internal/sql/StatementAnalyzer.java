@@ -47,6 +47,10 @@ public final class StatementAnalyzer {
      */
     private final java.util.concurrent.atomic.LongAdder spliceProofsFromParse = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder spliceRereads = new java.util.concurrent.atomic.LongAdder();
+    /** Texts planned past the text cache and the pre-filter ({@link #misses}). */
+    private final java.util.concurrent.atomic.LongAdder misses = new java.util.concurrent.atomic.LongAdder();
+    /** Which texts were planned lately, so that only a text seen again takes a text-cache entry. */
+    private final SeenTexts seenTexts = new SeenTexts();
     /** What the metadata says about the fenced tables; {@link SchemaFacts#NONE} until learned. */
     private volatile SchemaFacts facts = SchemaFacts.NONE;
     /** The pre-filter for tables whose writes cascade into fenced ones; null when there are none. */
@@ -111,7 +115,34 @@ public final class StatementAnalyzer {
             return cached;
         }
         FencePlan unanalysed = preFilter.plan(sql, mentionsWatchedTable(sql));
-        return unanalysed != null ? unanalysed : cache.get(sql, this::analyze);
+        if (unanalysed != null) {
+            return unanalysed;
+        }
+        misses.increment();
+        return seenTexts.again(sql) ? cache.get(sql, this::analyze) : planFirstSeen(sql);
+    }
+
+    /**
+     * A text not seen lately ({@link SeenTexts}): a text with literals that its shape plans takes no
+     * text-cache entry (string-built SQL, whose literals differ at every execution, would only
+     * insert and evict entries); any other text is cached by its text, as a text seen again is.
+     */
+    private FencePlan planFirstSeen(String sql) {
+        AnalysisBudget budget = budget();
+        try {
+            SqlTokens tokens = SqlTokens.lex(sql, dialect, budget);
+            ShapeCache.Shape shape = ShapeCache.shapeOf(sql, tokens, this::mentionsWatchedTable);
+            FencePlan byShape = shape == null || shape.literals().length == 0 ? null
+                    : shapes.plan(sql, shape, key -> analyzeFully(key, null, budget));
+            if (byShape != null) {
+                return byShape;
+            }
+        } catch (AnalysisBudget.ExhaustedException | StackOverflowError e) {
+            return unanalysable(sql, e);
+        } catch (SqlTokens.UnreadableSqlException | RuntimeException e) {
+            // the analysis reads it again, and decides
+        }
+        return cache.get(sql, this::analyze);
     }
 
     /**
@@ -179,6 +210,14 @@ public final class StatementAnalyzer {
     private boolean mentionsWatchedTable(String sql) {
         FencedNameFilter parents = cascadeParentFilter;
         return filter.mayNameFencedTable(sql) || (parents != null && parents.mayNameFencedTable(sql));
+    }
+
+    /**
+     * How many texts missed the text cache and were not passed by the pre-filter: each was planned
+     * by its shape or analysed in full.
+     */
+    public long misses() {
+        return misses.sum();
     }
 
     /** How many analysed texts are cached now. */
