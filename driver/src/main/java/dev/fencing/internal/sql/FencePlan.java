@@ -241,6 +241,9 @@ public sealed interface FencePlan permits FencePlan.PassThrough, FencePlan.Read,
      */
     interface Derivation extends UnaryOperator<String> {
         void appendTo(StringBuilder out, String template);
+
+        /** How much longer (or shorter) a derived text is than its template, with each sentinel once. */
+        int lengthChange();
     }
 
     /**
@@ -256,8 +259,8 @@ public sealed interface FencePlan permits FencePlan.PassThrough, FencePlan.Read,
     final class DatabaseText {
 
         private static final int[] NO_FENCES = new int[0];
-        /** At least as long as a fence's literal (a {@code long}'s 20 characters) and its slot's decoration. */
-        private static final int RENDER_SLACK = 32;
+        /** Room beyond the estimate of a derived text's length, for a sentinel the analysis copied. */
+        private static final int RENDER_SLACK = 8;
 
         /** The template's text this one is derived from; null when this text is not derived. */
         private final DatabaseText template;
@@ -382,8 +385,9 @@ public sealed interface FencePlan permits FencePlan.PassThrough, FencePlan.Read,
             String literal = Long.toString(fence);
             String[] own = pieces;
             String[] from = own != null ? own : template.pieces();
-            int length = (own != null ? preparedSql() : template.preparedSql()).length();
-            StringBuilder rendered = new StringBuilder(length + RENDER_SLACK
+            int length = own != null ? preparedSql().length()
+                    : Math.max(0, template.preparedSql().length() + derivation.lengthChange()) + RENDER_SLACK;
+            StringBuilder rendered = new StringBuilder(length
                     + fenceIndexes.length * (literal.length() + slot.literalOverhead()));
             for (int i = 0; i < from.length; i++) {
                 if (i > 0) {

@@ -67,6 +67,15 @@ final class ShapeCache {
         public void appendTo(StringBuilder out, String template) {
             appendSubstituted(out, template, 0, template.length(), this, index -> index);
         }
+
+        @Override
+        public int lengthChange() {
+            int change = 0;
+            for (int i = 0; i < literals.length; i++) {
+                change += literals[i].length() - SENTINEL_DIGITS - (kinds[i] == INTEGER ? 0 : 2);
+            }
+            return change;
+        }
     }
 
     private final PlanCache templates;

@@ -49,6 +49,8 @@ public final class StatementAnalyzer {
     private final java.util.concurrent.atomic.LongAdder spliceRereads = new java.util.concurrent.atomic.LongAdder();
     /** Texts planned past the text cache and the pre-filter ({@link #misses}). */
     private final java.util.concurrent.atomic.LongAdder misses = new java.util.concurrent.atomic.LongAdder();
+    /** {@link #mentionsWatchedTable}, made once (the shape rule asks it of every new text's strings). */
+    private final java.util.function.Predicate<String> namesWatched = this::mentionsWatchedTable;
     /** Which texts were planned lately, so that only a text seen again takes a text-cache entry. */
     private final SeenTexts seenTexts = new SeenTexts();
     /** What the metadata says about the fenced tables; {@link SchemaFacts#NONE} until learned. */
@@ -131,7 +133,7 @@ public final class StatementAnalyzer {
         AnalysisBudget budget = budget();
         try {
             SqlTokens tokens = SqlTokens.lex(sql, dialect, budget);
-            ShapeCache.Shape shape = ShapeCache.shapeOf(sql, tokens, this::mentionsWatchedTable);
+            ShapeCache.Shape shape = ShapeCache.shapeOf(sql, tokens, namesWatched);
             FencePlan byShape = shape == null || shape.literals().length == 0 ? null
                     : shapes.plan(sql, shape, key -> analyzeFully(key, null, budget));
             if (byShape != null) {
@@ -259,7 +261,11 @@ public final class StatementAnalyzer {
             }
             // the test switch changes every template: no shape is made or used under it
             FencePlan byShape = !options.rewrite() ? null : planByShape(sql, tokens, budget);
-            return byShape != null ? byShape : analyzeFully(sql, tokens, budget);
+            if (byShape != null) {
+                byShape.preparedSql(); // kept by its text: its database text is derived now, once, not at each send
+                return byShape;
+            }
+            return analyzeFully(sql, tokens, budget);
         } catch (AnalysisBudget.ExhaustedException | StackOverflowError e) {
             return unanalysable(sql, e);
         }
@@ -271,7 +277,7 @@ public final class StatementAnalyzer {
     }
 
     private FencePlan planByShape(String sql, SqlTokens tokens, AnalysisBudget budget) {
-        ShapeCache.Shape shape = ShapeCache.shapeOf(sql, tokens, this::mentionsWatchedTable);
+        ShapeCache.Shape shape = ShapeCache.shapeOf(sql, tokens, namesWatched);
         return shape == null ? null : shapes.plan(sql, shape, key -> analyzeFully(key, null, budget));
     }
 
