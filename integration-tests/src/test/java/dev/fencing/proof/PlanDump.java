@@ -111,9 +111,10 @@ final class PlanDump {
                         analyzer.learnSchema(h2);
                     }
                     for (String sql : texts) {
-                        int cachedBefore = analyzer.cachedPlans();
+                        // each text once: a miss is a text the pre-filter did not pass (analysed, by shape or in full)
+                        long missesBefore = analyzer.misses();
                         FencePlan plan = analyzer.plan(sql);
-                        String route = analyzer.cachedPlans() == cachedBefore ? "prefiltered" : "analysed";
+                        String route = analyzer.misses() == missesBefore ? "prefiltered" : "analysed";
                         lines.add(config.getKey() + '\t' + target.tag + '\t' + escape(sql) + '\t' + route + '\t'
                                 + escape(description.apply(plan)));
                     }

@@ -36,9 +36,24 @@ public class StubPreparedStatement extends StubStatement implements PreparedStat
         return false;
     }
 
+    /**
+     * No rows, shared: the driver reads the catalog of a PostgreSQL connection (the stub says it is
+     * one) through prepared queries before its first plan, and finds nothing fenced reachable.
+     */
+    private static final ResultSet NO_ROWS = (ResultSet) java.lang.reflect.Proxy.newProxyInstance(
+            StubPreparedStatement.class.getClassLoader(), new Class<?>[] {ResultSet.class},
+            (proxy, method, args) -> switch (method.getName()) {
+                case "next", "wasNull" -> false;
+                case "isClosed" -> true;
+                case "hashCode" -> System.identityHashCode(proxy);
+                case "equals" -> proxy == args[0];
+                case "toString" -> "no rows";
+                default -> null;
+            });
+
     @Override
     public ResultSet executeQuery() throws SQLException {
-        return null;
+        return NO_ROWS;
     }
 
     @Override

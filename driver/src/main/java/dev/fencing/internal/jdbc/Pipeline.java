@@ -6,8 +6,6 @@ import dev.fencing.internal.txn.TransactionText;
 import dev.fencing.internal.epoch.EpochRows;
 import dev.fencing.internal.guard.GuardHook;
 import dev.fencing.internal.diagnosis.DiagnosedConnection;
-import dev.fencing.internal.diagnosis.ZeroRowDiagnosis;
-import dev.fencing.internal.diagnosis.ReturningCheck;
 import dev.fencing.Fence;
 import dev.fencing.FencingConfig;
 import dev.fencing.MissingFenceException;
@@ -27,9 +25,10 @@ import java.util.OptionalLong;
  * is one call here ({@link #query}, {@link #update}, {@link #execute}, {@link #add},
  * {@link #batch}) that names only the driver call, as a function; the pipeline runs the steps
  * around it ({@link #run}): plan a text and {@link #admit} it (the fence, read once from the
- * thread; refusals; the fence into the text or the fence slots), {@link #beforeSend} (the
- * {@link SendHook}, the epoch claim and check), the send, the results (the zero-row diagnosis of a
- * fenced write), and settling: {@link #sent} after success, {@link #failed} after any failure.
+ * thread; refusals; the bytes the server will read, {@link SessionEncoding}; the fence into the
+ * text or the fence slots), {@link #beforeSend} (the {@link SendHook}, the epoch claim and check),
+ * the send, the results ({@link WriteResults}: the zero-row diagnosis of a fenced write), and
+ * settling: {@link #sent} after success, {@link #failed} after any failure.
  *
  * Only {@link #admit} reads the thread's {@link Fence}; every later step takes the
  * {@link Execution} it filled. Extension points: {@link SendHook} (before anything is sent: the
@@ -177,17 +176,19 @@ final class Pipeline implements DiagnosedConnection {
     /** {@code executeQuery}: the rows, fenced, with the zero-row check of a fenced write that returns rows. */
     ResultSet query(StatementCore statement, String sql, Send<ResultSet> send) throws SQLException {
         return run(statement, sql, send, (pipeline, e, core, rows) ->
-                core.rows(rows, e.fenced() ? pipeline.rowsCheck(e, rows) : null));
+                core.rows(rows, e.fenced() ? WriteResults.rowsCheck(pipeline, e, rows) : null));
     }
 
     /** {@code executeUpdate}/{@code executeLargeUpdate}: the count, after the zero-row check of a fenced write. */
     long update(StatementCore statement, String sql, Send<? extends Number> send) throws SQLException {
-        return run(statement, sql, send, (pipeline, e, core, count) -> pipeline.counted(e, count.longValue()));
+        return run(statement, sql, send, (pipeline, e, core, count) ->
+                WriteResults.counted(pipeline, e, count.longValue()));
     }
 
     /** {@code execute}: an update count is checked now, a result set's rows when they are read. */
     boolean execute(StatementCore statement, String sql, Send<Boolean> send) throws SQLException {
-        return run(statement, sql, send, (pipeline, e, core, resultSet) -> pipeline.executed(e, resultSet, core.delegate));
+        return run(statement, sql, send, (pipeline, e, core, resultSet) ->
+                WriteResults.executed(pipeline, e, resultSet, core.delegate));
     }
 
     /**
@@ -224,7 +225,7 @@ final class Pipeline implements DiagnosedConnection {
      */
     <R> R batch(StatementCore statement, BatchSend<R> send) throws SQLException {
         statement.checkOpen();
-        BatchBytes bytes = statement.batchBytes();
+        SessionEncoding.BatchBytes bytes = statement.batchBytes();
         BatchLog log = statement.takeBatch();
         boolean changesTransaction = statement.takeBatchChangesTransaction();
         beforeBatch(statement, log, bytes, statement.delegate);
@@ -247,27 +248,24 @@ final class Pipeline implements DiagnosedConnection {
     }
 
     /**
-     * Step 1 for one execution of {@code statement}: plans {@code sql} (null: the prepared text)
-     * and admits it; the admitted fence is bound to a prepared statement's fence slots.
+     * Step 1 for one execution of {@code statement}: plans {@code sql} (null: the prepared text),
+     * checks its bytes ({@link SessionEncoding}) and admits it; the fence goes into the fence slots.
      */
     private Execution admitForSend(StatementCore statement, String sql, boolean adding) throws SQLException {
         statement.checkOpen();
+        FencePlan plan = sql != null ? plan(sql) : statement.prepared;
+        try {
+            if (sql != null) {
+                encoding.admitText(statement, sql, adding);
+            } else {
+                encoding.admitPrepared(statement, adding);
+            }
+        } catch (UnfenceableStatementException refusal) {
+            throw refused(refusal);
+        }
         if (sql != null) {
-            FencePlan plan = plan(sql);
-            admitBytes(statement, encoding.checks() && SessionEncoding.hasNonAscii(sql), false, adding);
             return admit(statement, plan, null, effectOf(plan));
         }
-        FencePlan plan = statement.prepared;
-        boolean nonAsciiValues = statement.boundNonAsciiValues();
-        if (nonAsciiValues && statement.valuesMayFollowASwitch) {
-            throw refused(new UnfenceableStatementException(null, "a prepared text of several statements whose"
-                    + " values the JDBC driver writes into the text, with a value that may hold non-ASCII characters:"
-                    + " an earlier statement may change the session's client encoding (SET NAMES, SET client_encoding,"
-                    + " set_config) before the server reads the values written into a later one, and then where they"
-                    + " end cannot be known. Prepare the statements one at a time (with pgjdbc, its extended query mode"
-                    + " sends values apart from the text); nothing was sent"));
-        }
-        admitBytes(statement, statement.preparedTextNonAscii, nonAsciiValues, adding);
         Execution e = admit(statement, plan, statement.values == null ? null : statement.values.live(),
                 statement.preparedEffect);
         if (e.fenced()) {
@@ -359,33 +357,6 @@ final class Pipeline implements DiagnosedConnection {
         }
     }
 
-    /**
-     * The rest of step 1: the server must read the bytes of what is sent as the analysis read its
-     * characters ({@link SessionEncoding}). A batch is sent in one go, so an entry can run after an
-     * earlier one changed the session's encoding: entries after the first with non-ASCII text are
-     * refused, and the batch is checked again when it is executed ({@link #beforeBatch}).
-     */
-    private void admitBytes(StatementCore statement, boolean nonAsciiText, boolean nonAsciiValues, boolean adding)
-            throws SQLException {
-        if (adding) {
-            if (nonAsciiText && statement.pendingBatchEntries() > 0) {
-                throw refused(new UnfenceableStatementException(null, "a batch entry after the first holds non-ASCII"
-                        + " characters: the entries are sent together, an earlier one may change the session's client"
-                        + " encoding (SET NAMES, SET client_encoding, set_config) before the server reads this one, and"
-                        + " then where its strings and names end cannot be known. Execute it on its own, or bind its"
-                        + " values as parameters; it was not added"));
-            }
-        }
-        try {
-            encoding.admit(nonAsciiText, nonAsciiValues);
-        } catch (UnfenceableStatementException refusal) {
-            throw refused(refusal);
-        }
-        if (adding) {
-            statement.addingBytes(BatchBytes.of(nonAsciiText, nonAsciiValues));
-        }
-    }
-
     // ---- 2. before sending -----------------------------------------------------------------------
 
     /**
@@ -416,57 +387,6 @@ final class Pipeline implements DiagnosedConnection {
             tellBeforeSendFailure(failure);
             throw failure;
         }
-    }
-
-    // ---- 4. results ------------------------------------------------------------------------------
-
-    /** The update count of the execution just done, after the zero-row check of a fenced write. */
-    private long counted(Execution e, long count) throws SQLException {
-        if (e.fenced()) {
-            ZeroRowDiagnosis.afterWrite(this, e.plan, e.fence, count, e.values);
-        }
-        return count;
-    }
-
-    /** The result of {@code execute}: checks an update count now, a result set's rows when they are read. */
-    private boolean executed(Execution e, boolean resultSet, Statement delegate) throws SQLException {
-        if (e.fenced()) {
-            if (resultSet && ZeroRowDiagnosis.readsWhateverTheCount(e.plan)) {
-                ZeroRowDiagnosis.afterWrite(this, e.plan, e.fence, -1, e.values);
-            } else if (resultSet) {
-                e.pendingCheck = returningCheck(e);
-            } else {
-                counted(e, delegate.getUpdateCount());
-            }
-        }
-        return resultSet;
-    }
-
-    /**
-     * The check of a fenced write that returned {@code rows}: run when the rows are read to the end
-     * (the count is theirs), or now when the count cannot tell ({@link ZeroRowDiagnosis#readsWhateverTheCount}),
-     * so that reading only some rows (the one row of {@code WITH u AS (UPDATE ..) SELECT count(*) ..})
-     * still tells a stale holder; the rows are closed when it throws.
-     */
-    private ReturningCheck rowsCheck(Execution e, ResultSet rows) throws SQLException {
-        if (!ZeroRowDiagnosis.readsWhateverTheCount(e.plan)) {
-            return returningCheck(e);
-        }
-        try {
-            ZeroRowDiagnosis.afterWrite(this, e.plan, e.fence, -1, e.values);
-        } catch (SQLException | RuntimeException failure) {
-            try {
-                rows.close();
-            } catch (SQLException suppressed) {
-                failure.addSuppressed(suppressed);
-            }
-            throw failure;
-        }
-        return null;
-    }
-
-    private ReturningCheck returningCheck(Execution e) {
-        return new ReturningCheck(this, e.plan, e.fence, e.values == null ? null : e.values.clone());
     }
 
     // ---- 5. settling -----------------------------------------------------------------------------
@@ -536,10 +456,10 @@ final class Pipeline implements DiagnosedConnection {
      * guard's checks of every lock its entries carry and its claim. When it refuses, the driver's
      * batch is cleared: its entries are never sent unchecked.
      */
-    private void beforeBatch(Execution e, BatchLog log, BatchBytes bytes, Statement delegate) throws SQLException {
+    private void beforeBatch(Execution e, BatchLog log, SessionEncoding.BatchBytes bytes, Statement delegate)
+            throws SQLException {
         try {
-            // the session's encoding may have changed since the entries were added
-            encoding.admit(bytes.nonAsciiText(), bytes.nonAsciiValues());
+            encoding.admitBatch(bytes);
             readFence(e, everyStatementNeedsTheFence);
             String fencedTable = log == null ? null : log.firstFencedTable();
             if (fencedTable != null && e.fence == 0) {
@@ -571,23 +491,6 @@ final class Pipeline implements DiagnosedConnection {
             }
             tellBeforeSendFailure(failure);
             throw failure;
-        }
-    }
-
-    /** What the entries of a pending batch need of the session's encoding ({@link SessionEncoding#admit}). */
-    record BatchBytes(boolean nonAsciiText, boolean nonAsciiValues) {
-
-        private static final BatchBytes[] ALL = {new BatchBytes(false, false), new BatchBytes(false, true),
-                new BatchBytes(true, false), new BatchBytes(true, true)};
-        static final BatchBytes NONE = ALL[0];
-
-        static BatchBytes of(boolean nonAsciiText, boolean nonAsciiValues) {
-            return ALL[(nonAsciiText ? 2 : 0) + (nonAsciiValues ? 1 : 0)];
-        }
-
-        /** What this batch needs with {@code entry} added. */
-        BatchBytes and(BatchBytes entry) {
-            return of(nonAsciiText || entry.nonAsciiText, nonAsciiValues || entry.nonAsciiValues);
         }
     }
 
@@ -628,9 +531,8 @@ final class Pipeline implements DiagnosedConnection {
 
     /** Before {@code updateRow}/{@code insertRow}/{@code deleteRow} sends the row: the session's fence, read now. */
     void beforeWriteBack() throws SQLException {
-        // the driver writes the row's values into a statement of its own, maybe into its text
         try {
-            encoding.admit(false, inlinesValues());
+            encoding.admitWriteBack();
         } catch (UnfenceableStatementException refusal) {
             throw refused(refusal);
         }

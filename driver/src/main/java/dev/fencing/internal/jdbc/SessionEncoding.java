@@ -132,6 +132,77 @@ final class SessionEncoding {
         }
     }
 
+    /**
+     * The byte check of one execution of plain text {@code sql} on {@code statement} ({@code adding}:
+     * of an entry added to its batch), for the pipeline's admission step.
+     *
+     * @throws UnfenceableStatementException when it is refused; nothing was sent (or added)
+     */
+    void admitText(StatementCore statement, String sql, boolean adding) throws SQLException {
+        admitBytes(statement, checks() && hasNonAscii(sql), false, adding);
+    }
+
+    /** {@link #admitText} for an execution (or batch entry) of {@code statement}'s prepared text with the values bound now. */
+    void admitPrepared(StatementCore statement, boolean adding) throws SQLException {
+        boolean nonAsciiValues = statement.boundNonAsciiValues();
+        if (nonAsciiValues && statement.valuesMayFollowASwitch) {
+            throw new UnfenceableStatementException(null, "a prepared text of several statements whose"
+                    + " values the JDBC driver writes into the text, with a value that may hold non-ASCII characters:"
+                    + " an earlier statement may change the session's client encoding (SET NAMES, SET client_encoding,"
+                    + " set_config) before the server reads the values written into a later one, and then where they"
+                    + " end cannot be known. Prepare the statements one at a time (with pgjdbc, its extended query mode"
+                    + " sends values apart from the text); nothing was sent");
+        }
+        admitBytes(statement, statement.preparedTextNonAscii, nonAsciiValues, adding);
+    }
+
+    /**
+     * A batch is sent in one go, so an entry can run after an earlier one changed the session's
+     * encoding: entries after the first with non-ASCII text are refused, and the batch is checked
+     * again when it is executed ({@link #admitBatch}).
+     */
+    private void admitBytes(StatementCore statement, boolean nonAsciiText, boolean nonAsciiValues, boolean adding)
+            throws SQLException {
+        if (adding && nonAsciiText && statement.pendingBatchEntries() > 0) {
+            throw new UnfenceableStatementException(null, "a batch entry after the first holds non-ASCII"
+                    + " characters: the entries are sent together, an earlier one may change the session's client"
+                    + " encoding (SET NAMES, SET client_encoding, set_config) before the server reads this one, and"
+                    + " then where its strings and names end cannot be known. Execute it on its own, or bind its"
+                    + " values as parameters; it was not added");
+        }
+        admit(nonAsciiText, nonAsciiValues);
+        if (adding) {
+            statement.addingBytes(BatchBytes.of(nonAsciiText, nonAsciiValues));
+        }
+    }
+
+    /** A pending batch about to be sent: the session's encoding may have changed since its entries were added. */
+    void admitBatch(BatchBytes bytes) throws SQLException {
+        admit(bytes.nonAsciiText(), bytes.nonAsciiValues());
+    }
+
+    /** A row an updatable result set writes back: the JDBC driver writes its values into a statement of its own. */
+    void admitWriteBack() throws SQLException {
+        admit(false, inlinesValues());
+    }
+
+    /** What the entries of a pending batch need of the session's encoding ({@link #admit}). */
+    record BatchBytes(boolean nonAsciiText, boolean nonAsciiValues) {
+
+        private static final BatchBytes[] ALL = {new BatchBytes(false, false), new BatchBytes(false, true),
+                new BatchBytes(true, false), new BatchBytes(true, true)};
+        static final BatchBytes NONE = ALL[0];
+
+        static BatchBytes of(boolean nonAsciiText, boolean nonAsciiValues) {
+            return ALL[(nonAsciiText ? 2 : 0) + (nonAsciiValues ? 1 : 0)];
+        }
+
+        /** What this batch needs with {@code entry} added. */
+        BatchBytes and(BatchBytes entry) {
+            return of(nonAsciiText || entry.nonAsciiText, nonAsciiValues || entry.nonAsciiValues);
+        }
+    }
+
     private void resolveReader() {
         Reader driverReport = null;
         boolean inlines = true;

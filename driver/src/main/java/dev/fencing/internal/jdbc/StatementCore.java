@@ -74,7 +74,7 @@ final class StatementCore extends Execution {
     /** True when an entry of the pending batch may begin or end the transaction. */
     private boolean batchChangesTransaction;
     /** What the pending batch's entries need of the session's encoding. */
-    private Pipeline.BatchBytes batchBytes = Pipeline.BatchBytes.NONE;
+    private SessionEncoding.BatchBytes batchBytes = SessionEncoding.BatchBytes.NONE;
 
     /** The core of a plain statement. */
     StatementCore(FencedConnection connection, Statement delegate) {
@@ -229,12 +229,12 @@ final class StatementCore extends Execution {
     }
 
     /** Notes what an entry about to be added needs of the session's encoding. */
-    void addingBytes(Pipeline.BatchBytes entry) {
+    void addingBytes(SessionEncoding.BatchBytes entry) {
         batchBytes = batchBytes.and(entry);
     }
 
     /** What the pending batch's entries need of the session's encoding. */
-    Pipeline.BatchBytes batchBytes() {
+    SessionEncoding.BatchBytes batchBytes() {
         return batchBytes;
     }
 
@@ -242,7 +242,7 @@ final class StatementCore extends Execution {
     BatchLog takeBatch() {
         BatchLog log = batch;
         batch = null;
-        batchBytes = Pipeline.BatchBytes.NONE;
+        batchBytes = SessionEncoding.BatchBytes.NONE;
         return log;
     }
 
@@ -258,7 +258,7 @@ final class StatementCore extends Execution {
         delegate.clearBatch();
         batch = null;
         batchChangesTransaction = false;
-        batchBytes = Pipeline.BatchBytes.NONE;
+        batchBytes = SessionEncoding.BatchBytes.NONE;
     }
 
     public int[] executeBatch() throws SQLException {

@@ -268,23 +268,72 @@ public sealed interface FencePlan permits FencePlan.PassThrough, FencePlan.Read,
     }
 
     /**
-     * The database's text of a fenced write, split at the fence placeholders (so
-     * {@code pieces.length - 1} fences), with the application's parameters mapped into it.
-     *
-     * @param preparedSql     the pieces joined with the slot's prepared form
-     * @param databaseIndexes for application parameter {@code i} (1-based), at {@code [i - 1]}, its
-     *                        index in the database's text
-     * @param fenceIndexes    the database's parameter indexes that receive the fence
-     * @param slot            how each fence placeholder is written ({@link FenceSlot})
+     * How a shape's texts are made from its template's ({@link ShapeCache}): each sentinel replaced
+     * by the text's own literal. {@link #apply} answers a whole text; {@link #appendTo} writes it
+     * into a text being built. Either throws {@link IllegalStateException} for a text whose
+     * sentinels the analysis moved or cut.
      */
-    record DatabaseText(String[] pieces, String preparedSql, int[] databaseIndexes, int[] fenceIndexes, FenceSlot slot) {
+    interface Derivation extends UnaryOperator<String> {
+        void appendTo(StringBuilder out, String template);
+
+        /** How much longer (or shorter) a derived text is than its template, with each sentinel once. */
+        int lengthChange();
+    }
+
+    /**
+     * The database's text of a fenced write, split at the fence placeholders (so
+     * {@code pieces().length - 1} fences), with the application's parameters mapped into it.
+     *
+     * <p>The text of a shape's plan is derived from its template's only when it is asked for: a
+     * plain statement's text is rendered with its fence straight from the template's pieces
+     * ({@link #render}), one copy per execution, and its pieces and prepared form are made only for
+     * a prepare, the dump or a message. Immutable to its users; what is derived is derived once
+     * (a race derives it twice, to the same text).
+     */
+    final class DatabaseText {
 
         private static final int[] NO_FENCES = new int[0];
+        /** Room beyond the estimate of a derived text's length, for a sentinel the analysis copied. */
+        private static final int RENDER_SLACK = 8;
 
-        public DatabaseText {
+        /** The template's text this one is derived from; null when this text is not derived. */
+        private final DatabaseText template;
+        private final Derivation derivation;
+        private volatile String[] pieces;
+        private volatile String preparedSql;
+        private final int[] databaseIndexes;
+        private final int[] fenceIndexes;
+        private final FenceSlot slot;
+        /** For a template: whether {@link #derivable} holds (0 not asked yet, 1 yes, 2 no). */
+        private volatile byte derivable;
+
+        /**
+         * @param preparedSql     the pieces joined with the slot's prepared form
+         * @param databaseIndexes for application parameter {@code i} (1-based), at {@code [i - 1]}, its
+         *                        index in the database's text
+         * @param fenceIndexes    the database's parameter indexes that receive the fence
+         * @param slot            how each fence placeholder is written ({@link FenceSlot})
+         */
+        public DatabaseText(String[] pieces, String preparedSql, int[] databaseIndexes, int[] fenceIndexes,
+                            FenceSlot slot) {
             if (fenceIndexes.length != pieces.length - 1) {
                 throw new IllegalStateException("fence placeholders and indexes disagree for: " + preparedSql);
             }
+            this.template = null;
+            this.derivation = null;
+            this.pieces = pieces;
+            this.preparedSql = preparedSql;
+            this.databaseIndexes = databaseIndexes;
+            this.fenceIndexes = fenceIndexes;
+            this.slot = slot;
+        }
+
+        private DatabaseText(DatabaseText template, Derivation derivation) {
+            this.template = template;
+            this.derivation = derivation;
+            this.databaseIndexes = template.databaseIndexes;
+            this.fenceIndexes = template.fenceIndexes;
+            this.slot = template.slot;
         }
 
         static DatabaseText spliced(Splice.Result spliced, FenceSlot slot) {
@@ -301,12 +350,90 @@ public sealed interface FencePlan permits FencePlan.PassThrough, FencePlan.Read,
             return new DatabaseText(new String[] {sql}, sql, unchanged, NO_FENCES, FenceSlot.PLAIN);
         }
 
-        DatabaseText derive(UnaryOperator<String> derive) {
-            String[] derived = new String[pieces.length];
-            for (int i = 0; i < derived.length; i++) {
-                derived[i] = derive.apply(pieces[i]);
+        /**
+         * True when every piece of this (template's) text takes a shape's literals through
+         * {@code derivation}. That depends only on the template and its shape's key, which fixes
+         * each literal's kind and place, so it is found out once; a text derived from a template
+         * for which it does not hold must not be made ({@link #derive}).
+         */
+        boolean derivable(Derivation derivation) {
+            byte known = derivable;
+            if (known == 0) {
+                known = 1;
+                try {
+                    for (String piece : pieces()) {
+                        derivation.apply(piece);
+                    }
+                } catch (IllegalStateException e) {
+                    known = 2;
+                }
+                derivable = known;
             }
-            return new DatabaseText(derived, String.join(slot.prepared(), derived), databaseIndexes, fenceIndexes, slot);
+            return known == 1;
+        }
+
+        /** This text derived through {@code derivation}, when it is first asked for; only after {@link #derivable}. */
+        DatabaseText derive(Derivation derivation) {
+            return new DatabaseText(this, derivation);
+        }
+
+        public String[] pieces() {
+            String[] derived = pieces;
+            if (derived == null) {
+                String[] from = template.pieces();
+                derived = new String[from.length];
+                for (int i = 0; i < derived.length; i++) {
+                    derived[i] = derivation.apply(from[i]);
+                }
+                pieces = derived;
+            }
+            return derived;
+        }
+
+        public String preparedSql() {
+            String derived = preparedSql;
+            if (derived == null) {
+                derived = String.join(slot.prepared(), pieces());
+                preparedSql = derived;
+            }
+            return derived;
+        }
+
+        public int[] databaseIndexes() {
+            return databaseIndexes;
+        }
+
+        public int[] fenceIndexes() {
+            return fenceIndexes;
+        }
+
+        public FenceSlot slot() {
+            return slot;
+        }
+
+        /**
+         * The text with {@code fence} rendered as a literal into each slot, in one pass: a text not
+         * yet derived is derived from its template's pieces as it is written.
+         */
+        String render(long fence) {
+            String literal = Long.toString(fence);
+            String[] own = pieces;
+            String[] from = own != null ? own : template.pieces();
+            int length = own != null ? preparedSql().length()
+                    : Math.max(0, template.preparedSql().length() + derivation.lengthChange()) + RENDER_SLACK;
+            StringBuilder rendered = new StringBuilder(length
+                    + fenceIndexes.length * (literal.length() + slot.literalOverhead()));
+            for (int i = 0; i < from.length; i++) {
+                if (i > 0) {
+                    slot.appendLiteral(rendered, literal);
+                }
+                if (own != null) {
+                    rendered.append(from[i]);
+                } else {
+                    derivation.appendTo(rendered, from[i]);
+                }
+            }
+            return rendered.toString();
         }
     }
 
@@ -343,9 +470,10 @@ public sealed interface FencePlan permits FencePlan.PassThrough, FencePlan.Read,
 
         /**
          * This plan (a shape's template, see {@link ShapeCache}) for {@code sql}: every text derived
-         * from the template's (the database's text, the zero-row queries) passed through {@code derive}.
+         * from the template's (the database's text, the zero-row queries) through {@code derive}
+         * when it is first asked for. Only for a template whose text is {@link DatabaseText#derivable}.
          */
-        Fenced withText(String sql, UnaryOperator<String> derive) {
+        Fenced withText(String sql, Derivation derive) {
             return new Fenced(sql, fencedTable, text.derive(derive),
                     zeroRowCheck == null ? null : zeroRowCheck.withQueries(derive), countIsTheFencedWrite,
                     writesEpochTable, controlsTransaction, changesSchema, checkedByGuard, mayHoldSeveralStatements);
@@ -353,17 +481,17 @@ public sealed interface FencePlan permits FencePlan.PassThrough, FencePlan.Read,
 
         @Override
         public String preparedSql() {
-            return text.preparedSql;
+            return text.preparedSql();
         }
 
         @Override
         public int parameterCount() {
-            return text.databaseIndexes.length;
+            return text.databaseIndexes().length;
         }
 
         @Override
         public int databaseIndex(int applicationIndex) {
-            int[] indexes = text.databaseIndexes;
+            int[] indexes = text.databaseIndexes();
             if (applicationIndex < 1 || applicationIndex > indexes.length) {
                 return -1;
             }
@@ -372,33 +500,24 @@ public sealed interface FencePlan permits FencePlan.PassThrough, FencePlan.Read,
 
         @Override
         public int[] fenceIndexes() {
-            return text.fenceIndexes;
+            return text.fenceIndexes();
         }
 
         @Override
         public String renderWithFence(long fence) {
-            String[] pieces = text.pieces;
-            String literal = Long.toString(fence);
-            StringBuilder rendered = new StringBuilder(text.preparedSql.length()
-                    + text.fenceIndexes.length * (literal.length() + text.slot.literalOverhead()));
-            rendered.append(pieces[0]);
-            for (int i = 1; i < pieces.length; i++) {
-                text.slot.appendLiteral(rendered, literal);
-                rendered.append(pieces[i]);
-            }
-            return rendered.toString();
+            return text.render(fence);
         }
 
         @Override
         public boolean carriesTheFence() {
-            return text.fenceIndexes.length > 0 && text.slot.carriesTheFence();
+            return text.fenceIndexes().length > 0 && text.slot().carriesTheFence();
         }
 
         @Override
         public String toString() {
             return "FENCED " + fencedTable + (checkedByGuard ? " (checked by the database guard)" : "")
-                    + (writesEpochTable ? " (epoch guard)" : "") + ": " + text.preparedSql + " parameters "
-                    + Arrays.toString(text.databaseIndexes) + " fence at " + Arrays.toString(text.fenceIndexes)
+                    + (writesEpochTable ? " (epoch guard)" : "") + ": " + text.preparedSql() + " parameters "
+                    + Arrays.toString(text.databaseIndexes()) + " fence at " + Arrays.toString(text.fenceIndexes())
                     + (zeroRowCheck == null ? "" : "; zero rows: " + zeroRowCheck);
         }
     }

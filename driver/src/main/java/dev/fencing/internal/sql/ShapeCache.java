@@ -55,7 +55,27 @@ final class ShapeCache {
      * A text's shape: the key, and the text's own literals in order; for a multi-row INSERT whose
      * rows share one shape, its {@link ShapeRows} and no key until one is asked for.
      */
-    record Shape(String key, String[] literals, byte[] kinds, ShapeRows rows) {
+    record Shape(String key, String[] literals, byte[] kinds, ShapeRows rows) implements FencePlan.Derivation {
+
+        /** A text of the template with this shape's literals put back ({@link #substitute}). */
+        @Override
+        public String apply(String template) {
+            return substitute(template, this);
+        }
+
+        @Override
+        public void appendTo(StringBuilder out, String template) {
+            appendSubstituted(out, template, 0, template.length(), this, index -> index);
+        }
+
+        @Override
+        public int lengthChange() {
+            int change = 0;
+            for (int i = 0; i < literals.length; i++) {
+                change += literals[i].length() - SENTINEL_DIGITS - (kinds[i] == INTEGER ? 0 : 2);
+            }
+            return change;
+        }
     }
 
     private final PlanCache templates;
@@ -101,21 +121,19 @@ final class ShapeCache {
         if (template instanceof FencePlan.Read read) {
             return read.withText(sql);
         }
-        if (!(template instanceof FencePlan.Fenced fenced)) {
-            return null;
-        }
-        try {
-            return fenced.withText(sql, text -> substitute(text, shape));
-        } catch (IllegalStateException e) {
+        if (!(template instanceof FencePlan.Fenced fenced) || !fenced.text().derivable(shape)) {
             return null; // a sentinel the analysis moved or cut: the full analysis decides
         }
+        return fenced.withText(sql, shape);
     }
 
     /**
      * {@code template}, or a pass-through (every text of the shape analysed in full) when its
      * zero-row queries cannot take a text's literals. Whether they can depends only on the template
-     * and the shape's key, so it is checked once here; each text's queries are then substituted
-     * only when a write needs them ({@link ZeroRowCheck#withQueries}).
+     * and the shape's key, so it is checked once here (the database's text alike, once per
+     * template: {@link FencePlan.DatabaseText#derivable}); each text's queries are then substituted
+     * only when a write needs them ({@link ZeroRowCheck#withQueries}), and its database text when
+     * it is sent ({@link FencePlan.DatabaseText#render}).
      */
     private static FencePlan derivable(FencePlan template, Shape shape) {
         if (template instanceof FencePlan.Fenced fenced && fenced.zeroRowCheck() != null) {
@@ -198,7 +216,8 @@ final class ShapeCache {
         if (values.length > MAX_LITERALS) {
             return null;
         }
-        StringBuilder key = new StringBuilder(sql.length() + values.length * 8);
+        // a sentinel is longer than most literals: room for those of a usual statement, built without a resize
+        StringBuilder key = new StringBuilder(sql.length() + Math.min(values.length, 64) * (SENTINEL_DIGITS + 4));
         int copied = 0;
         int literal = 0;
         for (int i = 0; i < tokens.size(); i++) {

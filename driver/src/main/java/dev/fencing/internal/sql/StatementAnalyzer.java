@@ -47,6 +47,12 @@ public final class StatementAnalyzer {
      */
     private final java.util.concurrent.atomic.LongAdder spliceProofsFromParse = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder spliceRereads = new java.util.concurrent.atomic.LongAdder();
+    /** Texts planned past the text cache and the pre-filter ({@link #misses}). */
+    private final java.util.concurrent.atomic.LongAdder misses = new java.util.concurrent.atomic.LongAdder();
+    /** {@link #mentionsWatchedTable}, made once (the shape rule asks it of every new text's strings). */
+    private final java.util.function.Predicate<String> namesWatched = this::mentionsWatchedTable;
+    /** Which texts were planned lately, so that only a text seen again takes a text-cache entry. */
+    private final SeenTexts seenTexts = new SeenTexts();
     /** What the metadata says about the fenced tables; {@link SchemaFacts#NONE} until learned. */
     private volatile SchemaFacts facts = SchemaFacts.NONE;
     /** The pre-filter for tables whose writes cascade into fenced ones; null when there are none. */
@@ -111,7 +117,34 @@ public final class StatementAnalyzer {
             return cached;
         }
         FencePlan unanalysed = preFilter.plan(sql, mentionsWatchedTable(sql));
-        return unanalysed != null ? unanalysed : cache.get(sql, this::analyze);
+        if (unanalysed != null) {
+            return unanalysed;
+        }
+        misses.increment();
+        return seenTexts.again(sql) ? cache.get(sql, this::analyze) : planFirstSeen(sql);
+    }
+
+    /**
+     * A text not seen lately ({@link SeenTexts}): a text with literals that its shape plans takes no
+     * text-cache entry (string-built SQL, whose literals differ at every execution, would only
+     * insert and evict entries); any other text is cached by its text, as a text seen again is.
+     */
+    private FencePlan planFirstSeen(String sql) {
+        AnalysisBudget budget = budget();
+        try {
+            SqlTokens tokens = SqlTokens.lex(sql, dialect, budget);
+            ShapeCache.Shape shape = ShapeCache.shapeOf(sql, tokens, namesWatched);
+            FencePlan byShape = shape == null || shape.literals().length == 0 ? null
+                    : shapes.plan(sql, shape, key -> analyzeFully(key, null, budget));
+            if (byShape != null) {
+                return byShape;
+            }
+        } catch (AnalysisBudget.ExhaustedException | StackOverflowError e) {
+            return unanalysable(sql, e);
+        } catch (SqlTokens.UnreadableSqlException | RuntimeException e) {
+            // the analysis reads it again, and decides
+        }
+        return cache.get(sql, this::analyze);
     }
 
     /**
@@ -181,6 +214,14 @@ public final class StatementAnalyzer {
         return filter.mayNameFencedTable(sql) || (parents != null && parents.mayNameFencedTable(sql));
     }
 
+    /**
+     * How many texts missed the text cache and were not passed by the pre-filter: each was planned
+     * by its shape or analysed in full.
+     */
+    public long misses() {
+        return misses.sum();
+    }
+
     /** How many analysed texts are cached now. */
     public int cachedPlans() {
         return cache.size();
@@ -220,8 +261,12 @@ public final class StatementAnalyzer {
             }
             // the test switch changes every template: no shape is made or used under it
             FencePlan byShape = !options.rewrite() ? null : planByShape(sql, tokens, budget);
-            return byShape != null ? byShape.withSeveralStatements(tokens.holdsSeveralStatements())
-                    : analyzeFully(sql, tokens, budget);
+            if (byShape != null) {
+                FencePlan plan = byShape.withSeveralStatements(tokens.holdsSeveralStatements());
+                plan.preparedSql(); // kept by its text: its database text is derived now, once, not at each send
+                return plan;
+            }
+            return analyzeFully(sql, tokens, budget);
         } catch (AnalysisBudget.ExhaustedException | StackOverflowError e) {
             return unanalysable(sql, e);
         }
@@ -233,7 +278,7 @@ public final class StatementAnalyzer {
     }
 
     private FencePlan planByShape(String sql, SqlTokens tokens, AnalysisBudget budget) {
-        ShapeCache.Shape shape = ShapeCache.shapeOf(sql, tokens, this::mentionsWatchedTable);
+        ShapeCache.Shape shape = ShapeCache.shapeOf(sql, tokens, namesWatched);
         return shape == null ? null : shapes.plan(sql, shape, key -> analyzeFully(key, null, budget));
     }
 
