@@ -45,19 +45,13 @@ class RecognizerEquivalenceTest {
         Random random = new Random(32);
         for (Target target : Target.values()) {
             String schema = PlanDump.schemaOf(target);
-            List<String> base = new ArrayList<>(PlanDump.texts(target));
-            base.addAll(hibernateStyle(target));
+            List<String> corpus = withVariations(PlanDump.texts(target), random);
+            List<String> orm = new ArrayList<>(hibernateStyle(target));
             OrmTexts generator = new OrmTexts(new Random(3200 + target.ordinal()), target);
-            for (int i = 0; i < (LONG ? 20_000 : 2_000); i++) {
-                base.add(generator.statement());
+            for (int i = 0; i < (LONG ? 20_000 : 1_500); i++) {
+                orm.add(generator.statement());
             }
-            List<String> all = new ArrayList<>(base);
-            for (String sql : base) {
-                String variant = vary(sql, random);
-                if (!variant.equals(sql)) {
-                    all.add(variant);
-                }
-            }
+            orm = withVariations(orm, random);
             for (Map.Entry<String, FencingConfig> config : PlanDump.configurations(schema).entrySet()) {
                 try (Connection h2 = target == Target.H2 ? PlanDump.keyedH2(config.getValue()) : null) {
                     StatementAnalyzer on = new StatementAnalyzer(config.getValue(), target.dialect());
@@ -67,7 +61,12 @@ class RecognizerEquivalenceTest {
                         off.learnSchema(h2);
                     }
                     String where = config.getKey() + " " + target.tag;
-                    for (String sql : all) {
+                    for (String sql : corpus) {
+                        compare(where + " full", sql, on.fullAnalysis(sql), off.fullAnalysis(sql), problems);
+                        texts++;
+                    }
+                    // the ORM texts also through the caches and plans by shape (templates read by the recognizer)
+                    for (String sql : orm) {
                         compare(where + " full", sql, on.fullAnalysis(sql), off.fullAnalysis(sql), problems);
                         compare(where + " plan", sql, on.plan(sql), off.plan(sql), problems);
                         texts++;
@@ -81,7 +80,7 @@ class RecognizerEquivalenceTest {
                 + " statements read by the recognizer, " + problems.size() + " differences");
         assertTrue(problems.isEmpty(), problems.size() + " differences:\n"
                 + String.join("\n", problems.subList(0, Math.min(12, problems.size()))));
-        assertTrue(served > 5_000, "too few statements read by the recognizer: " + served);
+        assertTrue(served > 2_500, "too few statements read by the recognizer: " + served);
     }
 
     /** Every Hibernate-style statement is read by the recognizer (row mode), fenced, as JSqlParser's reading has it. */
@@ -232,6 +231,19 @@ class RecognizerEquivalenceTest {
         private String pick(String[] values) {
             return values[random.nextInt(values.length)];
         }
+    }
+
+    /** {@code texts}, each followed by a variation of its literals when it has any. */
+    private static List<String> withVariations(List<String> texts, Random random) {
+        List<String> all = new ArrayList<>(texts.size() * 2);
+        for (String sql : texts) {
+            all.add(sql);
+            String variant = vary(sql, random);
+            if (!variant.equals(sql)) {
+                all.add(variant);
+            }
+        }
+        return all;
     }
 
     /** {@code sql} with its single-quoted strings and plain integers replaced by random ones. */
