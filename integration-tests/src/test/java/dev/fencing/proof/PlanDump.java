@@ -164,7 +164,7 @@ final class PlanDump {
     }
 
     /** An in-memory H2 database with the fenced tables' keys and a cascade into them. */
-    private static Connection keyedH2(FencingConfig config) throws SQLException {
+    static Connection keyedH2(FencingConfig config) throws SQLException {
         Connection h2 = DriverManager.getConnection("jdbc:h2:mem:plandump_" + System.nanoTime() + ";DB_CLOSE_DELAY=-1");
         try (Statement s = h2.createStatement()) {
             s.execute("CREATE TABLE customers (id BIGINT PRIMARY KEY, name VARCHAR(40))");

@@ -18,23 +18,35 @@ import java.util.function.LongSupplier;
  *                               ({@code fencing.parse-timeout-millis}) is read from:
  *                               {@link System#nanoTime}, or in tests one that counts its readings,
  *                               so that a test of the budget counts steps instead of timing them
+ * @param recognizeCommonShapes  the single-table writes ORMs send are read by the recognizer of
+ *                               common shapes instead of JSqlParser (the plan is the same, the
+ *                               parse is saved); false: JSqlParser reads every statement
  */
-public record AnalyzerOptions(boolean rewrite, boolean crossCheckSpliceProof, LongSupplier clock) {
+public record AnalyzerOptions(boolean rewrite, boolean crossCheckSpliceProof, LongSupplier clock,
+                              boolean recognizeCommonShapes) {
 
-    /** What every production analyzer uses: the rewrite on, no cross-check, the system's clock. */
+    /** What every production analyzer uses: the rewrite on, no cross-check, the system's clock, the recognizer on. */
     public static final AnalyzerOptions CHECKED = new AnalyzerOptions(true, false);
 
     public AnalyzerOptions {
         Objects.requireNonNull(clock, "clock");
     }
 
-    /** These options with the system's clock. */
+    /** These options with the system's clock and the recognizer of common shapes on. */
     public AnalyzerOptions(boolean rewrite, boolean crossCheckSpliceProof) {
-        this(rewrite, crossCheckSpliceProof, System::nanoTime);
+        this(rewrite, crossCheckSpliceProof, System::nanoTime, true);
     }
 
     /** These options with the analysis budget read from {@code nanos} instead of the system's clock. */
     public AnalyzerOptions withClock(LongSupplier nanos) {
-        return new AnalyzerOptions(rewrite, crossCheckSpliceProof, nanos);
+        return new AnalyzerOptions(rewrite, crossCheckSpliceProof, nanos, recognizeCommonShapes);
+    }
+
+    /**
+     * These options with every statement read by JSqlParser, the common shapes too: for the tests
+     * that hold the recognizer's plans to the full analysis's, and the benchmarks that compare them.
+     */
+    public AnalyzerOptions withoutRecognizer() {
+        return new AnalyzerOptions(rewrite, crossCheckSpliceProof, clock, false);
     }
 }

@@ -52,6 +52,16 @@ final class ParsedWrites {
         this.selectIntoTargets = selectIntoTargets;
     }
 
+    /** One write read without JSqlParser, as JSqlParser would list it (see {@code RecognizedStatement}). */
+    static ParsedWrites single(ParsedWrite write) {
+        return new ParsedWrites(true, List.of(write), List.of());
+    }
+
+    /** True when the column {@code written} (quotes allowed) is the fence column, {@code fenceColumn} in lower case. */
+    static boolean isFenceColumn(String written, String fenceColumn) {
+        return Identifiers.unquote(written).toLowerCase(Locale.ROOT).equals(fenceColumn);
+    }
+
     static ParsedWrites of(Statement statement, String fenceColumn) {
         Walker walker = new Walker(fenceColumn.toLowerCase(Locale.ROOT));
         boolean understood = walker.statement(statement) && !walker.unknownWith;
@@ -183,7 +193,7 @@ final class ParsedWrites {
         }
 
         boolean isFenceColumn(Column column) {
-            return Identifiers.unquote(column.getColumnName()).toLowerCase(Locale.ROOT).equals(this.column);
+            return ParsedWrites.isFenceColumn(column.getColumnName(), this.column);
         }
 
         static TableName name(Table table) {

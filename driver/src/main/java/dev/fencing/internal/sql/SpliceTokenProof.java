@@ -82,6 +82,43 @@ final class SpliceTokenProof {
         return true;
     }
 
+    /**
+     * True when the edits of {@code splice} provably leave every fence a token of its own for
+     * JSqlParser, from {@code spans}: the begin and end offsets, in pairs, of the tokens its lexer
+     * reads in {@code text} (comments none), as the recognizer of common shapes certifies them
+     * ({@link RecognizedReading}). False as well when they do not cover the text with white space
+     * alone between them.
+     */
+    static boolean holds(String text, int[] spans, Splice splice) {
+        int count = spans.length / 2;
+        int[] begins = new int[count];
+        int[] ends = new int[count];
+        String[] images = new String[count];
+        int cursor = 0;
+        for (int k = 0; k < count; k++) {
+            begins[k] = spans[2 * k];
+            ends[k] = spans[2 * k + 1];
+            if (begins[k] < cursor || ends[k] <= begins[k] || ends[k] > text.length()
+                    || !whiteSpace(text, cursor, begins[k])) {
+                return false;
+            }
+            images[k] = text.substring(begins[k], ends[k]);
+            cursor = ends[k];
+        }
+        if (!whiteSpace(text, cursor, text.length())) {
+            return false;
+        }
+        byte[] kinds = new byte[count];
+        java.util.Arrays.fill(kinds, TOKEN);
+        SpliceTokenProof proof = new SpliceTokenProof(text, begins, ends, kinds, images, count);
+        for (Splice.Edit edit : splice.edits()) {
+            if (!proof.editHolds(edit)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** The spans of the parser's token chain, or null when they do not account for the whole text. */
     private static SpliceTokenProof read(String text, Token firstToken) {
         int capacity = 64;

@@ -42,7 +42,7 @@ public final class StatementAnalyzer {
     private final java.util.concurrent.atomic.AtomicLong analyses = new java.util.concurrent.atomic.AtomicLong();
     /**
      * Spliced single statements whose fences {@link SpliceTokenProof} proved from the parse's
-     * tokens, and spliced texts that JSqlParser's lexer read again (the proof did not hold, or the
+     * tokens (or from the recognizer's spans of the same tokens), and spliced texts that JSqlParser's lexer read again (the proof did not hold, or the
      * text has a {@code ;}): how often the cheap proof serves, for the tests and the benchmarks.
      */
     private final java.util.concurrent.atomic.LongAdder spliceProofsFromParse = new java.util.concurrent.atomic.LongAdder();
@@ -53,6 +53,8 @@ public final class StatementAnalyzer {
     private final java.util.function.Predicate<String> namesWatched = this::mentionsWatchedTable;
     /** Which texts were planned lately, so that only a text seen again takes a text-cache entry. */
     private final SeenTexts seenTexts = new SeenTexts();
+    /** Statements the recognizer of common shapes read instead of JSqlParser ({@link RecognizedReading}). */
+    private final java.util.concurrent.atomic.LongAdder recognizedStatements = new java.util.concurrent.atomic.LongAdder();
     /** What the metadata says about the fenced tables; {@link SchemaFacts#NONE} until learned. */
     private volatile SchemaFacts facts = SchemaFacts.NONE;
     /** The pre-filter for tables whose writes cascade into fenced ones; null when there are none. */
@@ -232,9 +234,17 @@ public final class StatementAnalyzer {
         return analyses.get();
     }
 
-    /** How many spliced texts had their fences proved from the first parse's tokens so far. */
+    /**
+     * How many spliced texts had their fences proved by the token proof so far: from the first
+     * parse's tokens, or from the recognizer's spans of the same tokens.
+     */
     public long spliceProofsFromParse() {
         return spliceProofsFromParse.sum();
+    }
+
+    /** How many statements the recognizer of common shapes read instead of JSqlParser so far. */
+    public long recognizedStatements() {
+        return recognizedStatements.sum();
     }
 
     /** How many spliced texts JSqlParser's lexer read again so far (no cheap proof, or several statements). */
@@ -333,7 +343,8 @@ public final class StatementAnalyzer {
             AnalysisContext context = new AnalysisContext(config, dialect, fencedTables, known, filter,
                     cascadeParentFilter, parser, budget);
             TextAnalysis.Result analysis = TextAnalysis.analyze(context, new TextAnalysis.Options(!options.rewrite(),
-                    options.crossCheckSpliceProof(), fenceSlot, spliceProofsFromParse, spliceRereads), sql, lexed);
+                    options.crossCheckSpliceProof(), fenceSlot, spliceProofsFromParse, spliceRereads,
+                    options.recognizeCommonShapes(), recognizedStatements), sql, lexed);
             FencePlan plan = guardScopeChecked(sql, analysis.plan(), analysis.tokens(), known, budget);
             boolean changesSchema = analysis.changesSchema() || PreFilter.changesSchema(sql);
             return changesSchema ? plan.withSchemaChange() : plan;

@@ -18,9 +18,12 @@ final class TextAnalysis {
      *
      * @param rewriteOff test-only: every write is sent as written (the database guard alone checks it)
      * @param crossCheck test-only: every splice the cheap proof accepts is also re-read
+     * @param recognizer the common shapes are read without JSqlParser ({@link RecognizedReading}); off
+     *                   only in the tests that compare both readings
+     * @param recognized counts the statements the recognizer read
      */
     record Options(boolean rewriteOff, boolean crossCheck, FenceSlot fenceSlot, LongAdder proofsFromParse,
-                   LongAdder rereads) {
+                   LongAdder rereads, boolean recognizer, LongAdder recognized) {
     }
 
     private final AnalysisContext context;
@@ -45,6 +48,8 @@ final class TextAnalysis {
     private boolean changesSchema;
     /** JSqlParser's parse of the whole text, when the text is one statement; else null. */
     private SqlParser.Parsed wholeTextParse;
+    /** The recognizer's reading of the whole text, when it read it instead of JSqlParser; else null. */
+    private RecognizedReading recognizedText;
 
     private TextAnalysis(AnalysisContext context, Options options, String sql, SqlTokens tokens) {
         this.context = context;
@@ -269,7 +274,14 @@ final class TextAnalysis {
         // but the database does (PostgreSQL's "orders *", NOT MATERIALIZED), blanked for the parser
         List<WriteSite> sites = WriteSites.find(tokens, context.dialect(), statement.from(), statement.to(),
                 token -> parserText.blank(tokens.start(token), tokens.end(token)));
-        ParserReading reading = ParserReading.of(context, statement, parserText);
+        recognizedText = options.recognizer() ? RecognizedReading.of(context, statement) : null;
+        ParserReading reading;
+        if (recognizedText != null) {
+            options.recognized().increment();
+            reading = recognizedText.reading();
+        } else {
+            reading = ParserReading.of(context, statement, parserText);
+        }
         if (statement.rawFrom() == 0 && statement.rawTo() == sql.length() && reading.parse() != null) {
             wholeTextParse = reading.parse();
         } else if (reading.parse() != null) {
@@ -412,7 +424,7 @@ final class TextAnalysis {
         String unverified = splice.fusedEdge();
         boolean oneStatement = statements == 1 && !hasSemicolon();
         String blanked = parserText.blankedOrNull();
-        if (unverified == null && oneStatement && wholeTextParse != null && SpliceTokenProof.holds(wholeTextParse, splice)) {
+        if (unverified == null && oneStatement && provenByTokens()) {
             options.proofsFromParse().increment();
             if (options.crossCheck()) {
                 String reread = SpliceVerification.refusal(sql, blanked == null ? spliced
@@ -427,6 +439,17 @@ final class TextAnalysis {
                     : splice.apply(parameterOffsets, blanked), !oneStatement, context.dialect(), context.budget());
         }
         return unverified;
+    }
+
+    /**
+     * Whether {@link SpliceTokenProof} holds for the splice: from the spans the recognizer read
+     * (those of JSqlParser's tokens), else from the tokens of JSqlParser's parse of the whole text.
+     */
+    private boolean provenByTokens() {
+        if (recognizedText != null) {
+            return SpliceTokenProof.holds(sql, recognizedText.spans(), splice);
+        }
+        return wholeTextParse != null && SpliceTokenProof.holds(wholeTextParse, splice);
     }
 
     private boolean hasSemicolon() {

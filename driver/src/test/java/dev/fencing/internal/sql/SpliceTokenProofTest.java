@@ -54,13 +54,23 @@ class SpliceTokenProofTest {
         "UPDATE orders\tSET\nstatus = ?\r\nWHERE id = ?",
     })
     void theParsesTokensProveEverydaySplicesAndJSqlParserAgrees(String sql) {
+        // the parse's tokens (every statement read by JSqlParser), then the recognizer's spans of
+        // the same tokens where it reads the statement (production): the same proof, the same plan
+        StatementAnalyzer parsing = new StatementAnalyzer(config, Dialect.POSTGRESQL,
+                AnalyzerOptions.CHECKED.withoutRecognizer());
         StatementAnalyzer analyzer = new StatementAnalyzer(config, Dialect.POSTGRESQL);
 
+        FencePlan parsed = parsing.fullAnalysis(sql);
         FencePlan plan = analyzer.fullAnalysis(sql);
 
+        assertThat(parsed.kind()).isEqualTo(FencePlan.Kind.FENCED);
+        assertThat(parsing.spliceProofsFromParse()).isEqualTo(1);
+        assertThat(parsing.spliceRereads()).isZero();
+        assertJSqlParserReadsEveryFenceAlone(sql, parsed);
         assertThat(plan.kind()).isEqualTo(FencePlan.Kind.FENCED);
         assertThat(analyzer.spliceProofsFromParse()).isEqualTo(1);
         assertThat(analyzer.spliceRereads()).isZero();
+        assertThat(plan.preparedSql()).isEqualTo(parsed.preparedSql());
         assertJSqlParserReadsEveryFenceAlone(sql, plan);
     }
 
