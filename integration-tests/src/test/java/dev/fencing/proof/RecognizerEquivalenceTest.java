@@ -33,6 +33,11 @@ class RecognizerEquivalenceTest {
 
     private static final AnalyzerOptions PARSER_ONLY = AnalyzerOptions.CHECKED.withoutRecognizer();
     private static final boolean LONG = Boolean.getBoolean("fencing.long");
+    /**
+     * The default build compares every fourth plan-dump text here (-Plong: all): PlanDumpTest holds
+     * every one of them, read with the recognizer on, to the baseline written before it existed.
+     */
+    private static final int CORPUS_SAMPLE = 4;
     private static final Pattern STRING = Pattern.compile("'[^'\\\\]*'");
     private static final Pattern INTEGER = Pattern.compile("(?<![\\w$.'\"`])\\d+(?![\\w.'\"`])");
     private static final String SAFE = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .,:-/*%@_+=()<>!~^&|";
@@ -45,7 +50,7 @@ class RecognizerEquivalenceTest {
         Random random = new Random(32);
         for (Target target : Target.values()) {
             String schema = PlanDump.schemaOf(target);
-            List<String> corpus = withVariations(PlanDump.texts(target), random);
+            List<String> corpus = withVariations(everyNth(PlanDump.texts(target), LONG ? 1 : CORPUS_SAMPLE), random);
             List<String> orm = new ArrayList<>(hibernateStyle(target));
             OrmTexts generator = new OrmTexts(new Random(3200 + target.ordinal()), target);
             for (int i = 0; i < (LONG ? 20_000 : 1_500); i++) {
@@ -99,6 +104,14 @@ class RecognizerEquivalenceTest {
             }
             assertTrue(on.parsedCharacters() == 0, target.tag + ": JSqlParser parsed a recognized statement");
         }
+    }
+
+    private static List<String> everyNth(List<String> texts, int n) {
+        List<String> kept = new ArrayList<>();
+        for (int i = 0; i < texts.size(); i += n) {
+            kept.add(texts.get(i));
+        }
+        return kept;
     }
 
     private static void compare(String where, String sql, FencePlan on, FencePlan off, List<String> problems) {
