@@ -90,6 +90,42 @@ class RecognizerAttackServerTest {
     }
 
     /**
+     * Not the recognizer's, probed beside it: PostgreSQL truncates a name to 63 bytes (with a
+     * NOTICE), so a fenced table with a 63-character name is written by any longer name that
+     * starts with it, which the analysis reads as another table. Fails while the finding stands.
+     */
+    @Test
+    void postgresqlTruncatesALongerNameToTheFencedTable() throws SQLException {
+        String table = "orders_" + "x".repeat(56); // 63 characters
+        PGSimpleDataSource admin = new PGSimpleDataSource();
+        admin.setUrl("jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
+        Db.execute(admin, "DROP SCHEMA IF EXISTS h_a32 CASCADE", "CREATE SCHEMA h_a32");
+        try {
+            PGSimpleDataSource raw = new PGSimpleDataSource();
+            raw.setUrl("jdbc:postgresql://127.0.0.1:5432/test?user=postgres&currentSchema=h_a32");
+            Db.execute(raw, "CREATE TABLE " + table + " (id BIGINT PRIMARY KEY, status VARCHAR(40), last_fence BIGINT)",
+                    "INSERT INTO " + table + " VALUES (42, 'pending', 100)");
+            FencingDataSource fenced = new FencingDataSource(raw, FencingConfig.builder().tables(table).build());
+            List<String> outcomes = new ArrayList<>();
+            for (String sql : List.of("UPDATE " + table + " SET status = 'control' WHERE id = 42",
+                    "UPDATE " + table + "_tail SET status = 'hacked' WHERE id = 42")) {
+                try (Connection connection = fenced.getConnection(); Statement statement = connection.createStatement();
+                     Fence.Scope scope = Fence.enter(40)) {
+                    outcomes.add(sql + " -> count " + statement.executeUpdate(sql));
+                } catch (SQLException | RuntimeException e) {
+                    outcomes.add(sql + " -> " + e.getClass().getSimpleName() + ": " + e.getMessage());
+                }
+                outcomes.add("   rows " + Db.rows(raw, "SELECT id, status, last_fence FROM " + table));
+            }
+            outcomes.forEach(System.out::println);
+            assertEquals(List.of(Map.of("id", 42L, "status", "pending", "last_fence", 100L)),
+                    Db.rows(raw, "SELECT id, status, last_fence FROM " + table), String.join("\n", outcomes));
+        } finally {
+            Db.execute(admin, "DROP SCHEMA IF EXISTS h_a32 CASCADE");
+        }
+    }
+
+    /**
      * Not the recognizer's (it takes ASCII names only), found beside it: H2 folds an unquoted name
      * to upper case with {@code String.toUpperCase}, so {@code orderſ} (U+017F) is ORDERS to it,
      * while the analysis folds names with {@code toLowerCase} ({@code orderſ}) and the pre-filter

@@ -166,6 +166,14 @@ class RecognizerAttackTest {
         if (!expected.equals(actual)) {
             problems.add(where + (read ? " [recognized]" : "") + ": " + PlanDump.escape(sql) + "\n  parser:     "
                     + expected + "\n  recognizer: " + actual);
+        } else if (read) {
+            // and through the analyzer's caches and shapes
+            String cachedOff = PlanDump.describe(off.plan(sql));
+            String cachedOn = PlanDump.describe(on.plan(sql));
+            if (!cachedOff.equals(cachedOn) || !cachedOn.equals(actual)) {
+                problems.add(where + " [recognized, plan()]: " + PlanDump.escape(sql) + "\n  parser:     " + cachedOff
+                        + "\n  recognizer: " + cachedOn + "\n  full:       " + actual);
+            }
         }
         return read;
     }
