@@ -85,7 +85,8 @@ class RecognizerEquivalenceTest {
                 + " statements read by the recognizer, " + problems.size() + " differences");
         assertTrue(problems.isEmpty(), problems.size() + " differences:\n"
                 + String.join("\n", problems.subList(0, Math.min(12, problems.size()))));
-        assertTrue(served > 2_500, "too few statements read by the recognizer: " + served);
+        // about 2,000 in the default build's sample, 3,400 over the whole dump (with -Plong far more)
+        assertTrue(served > 1_500, "too few statements read by the recognizer: " + served);
     }
 
     /** Every Hibernate-style statement is read by the recognizer (row mode), fenced, as JSqlParser's reading has it. */

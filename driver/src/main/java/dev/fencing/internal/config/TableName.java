@@ -7,6 +7,12 @@ import java.util.Objects;
 /**
  * A table name reduced to what matching compares: identifier quotes removed, case folded, and at
  * most a schema before the table. Catalog prefixes are dropped (over-matching only fences more).
+ *
+ * <p>The fold takes in every name a server may fold to the same one: upper case then lower case,
+ * so that {@code orderſ}, {@code ORDERß} or {@code ﬁle} meet the names H2 makes of them
+ * ({@code ORDERS}, {@code ORDERSS}, {@code FILE}: it upper-cases unquoted names with Java's own
+ * rules), and cut to 63 bytes of UTF-8, as PostgreSQL cuts every name, so that a longer name that
+ * starts with a fenced table's 63 is that table. Both only ever make more names match.
  */
 public final class TableName {
 
@@ -60,7 +66,27 @@ public final class TableName {
     }
 
     static String fold(String part) {
-        return Identifiers.unquote(part).toLowerCase(Locale.ROOT);
+        return truncated(Identifiers.unquote(part).toUpperCase(Locale.ROOT).toLowerCase(Locale.ROOT));
+    }
+
+    /** PostgreSQL's longest name, in bytes (NAMEDATALEN - 1): it cuts longer ones, at a character's end. */
+    static final int LONGEST_NAME_BYTES = 63;
+
+    private static String truncated(String name) {
+        if (name.length() * 3 <= LONGEST_NAME_BYTES) {
+            return name; // short enough in any encoding: the common case, checked without counting
+        }
+        int bytes = 0;
+        for (int i = 0; i < name.length(); ) {
+            int codePoint = name.codePointAt(i);
+            int size = codePoint < 0x80 ? 1 : codePoint < 0x800 ? 2 : codePoint < 0x10000 ? 3 : 4;
+            if (bytes + size > LONGEST_NAME_BYTES) {
+                return name.substring(0, i);
+            }
+            bytes += size;
+            i += Character.charCount(codePoint);
+        }
+        return name;
     }
 
     /** The schema, folded, or null when the name was not qualified. */

@@ -229,11 +229,26 @@ public final class CommonShapes {
     /** Takes the next token when it is the unquoted word {@code word} (any case). */
     private boolean word(String word) {
         if (at < size && tokens.piece(at) == Piece.WORD && length(at) == word.length()
-                && sql.regionMatches(true, tokens.start(at), word, 0, word.length())) {
+                && isKeyword(tokens.start(at), word)) {
             take(at, at);
             return true;
         }
         return false;
+    }
+
+    /**
+     * Whether the text at {@code start} spells {@code keyword} (upper-case ASCII) in ASCII letters
+     * of either case. Java's case-blind comparison also takes {@code ſ} for S and {@code ı} for I,
+     * which JSqlParser reads as parts of a name, so it is not used here.
+     */
+    private boolean isKeyword(int start, String keyword) {
+        for (int i = 0; i < keyword.length(); i++) {
+            char c = sql.charAt(start + i);
+            if (c != keyword.charAt(i) && c != Character.toLowerCase(keyword.charAt(i))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Takes the next token when it is {@code piece}, one character long. */
@@ -298,7 +313,7 @@ public final class CommonShapes {
             case PARAMETER -> length(at) == 1;
             case NUMBER -> isPlainNumber(tokens.start(at), tokens.end(at));
             case STRING -> isPlainString(tokens.start(at), tokens.end(at));
-            case WORD -> nullAllowed && length(at) == 4 && sql.regionMatches(true, tokens.start(at), "NULL", 0, 4);
+            case WORD -> nullAllowed && length(at) == 4 && isKeyword(tokens.start(at), "NULL");
             default -> false;
         };
         if (plain) {
