@@ -52,6 +52,24 @@ class ServerFoldedNamesTest {
         }
     }
 
+    @Test
+    void theFoldingLettersAreTheJdksOwn() {
+        StringBuilder computed = new StringBuilder();
+        for (char c = 0x80; c < Character.MAX_VALUE; c++) {
+            String upper = String.valueOf(c).toUpperCase(java.util.Locale.ROOT);
+            if (!Character.isSurrogate(c) && (holdsAsciiLetter(upper)
+                    || holdsAsciiLetter(String.valueOf(c).toLowerCase(java.util.Locale.ROOT))
+                    || holdsAsciiLetter(upper.toLowerCase(java.util.Locale.ROOT)))) {
+                computed.append(c);
+            }
+        }
+        assertEquals(computed.toString(), FencedNameFilter.FOLDING_INTO_ASCII);
+    }
+
+    private static boolean holdsAsciiLetter(String text) {
+        return text.chars().anyMatch(c -> (c | 0x20) >= 'a' && (c | 0x20) <= 'z');
+    }
+
     private static void assertMatches(String configured, String written) {
         assertTrue(TableName.parse(configured).matches(TableName.parse(written)), written + " should be " + configured);
     }
