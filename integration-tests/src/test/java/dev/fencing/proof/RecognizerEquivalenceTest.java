@@ -12,8 +12,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -38,9 +36,6 @@ class RecognizerEquivalenceTest {
      * every one of them, read with the recognizer on, to the baseline written before it existed.
      */
     private static final int CORPUS_SAMPLE = 4;
-    private static final Pattern STRING = Pattern.compile("'[^'\\\\]*'");
-    private static final Pattern INTEGER = Pattern.compile("(?<![\\w$.'\"`])\\d+(?![\\w.'\"`])");
-    private static final String SAFE = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .,:-/*%@_+=()<>!~^&|";
 
     @Test
     void theRecognizersPlansAreTheFullAnalysisPlans() throws Exception {
@@ -252,34 +247,11 @@ class RecognizerEquivalenceTest {
         List<String> all = new ArrayList<>(texts.size() * 2);
         for (String sql : texts) {
             all.add(sql);
-            String variant = vary(sql, random);
+            String variant = ShapePlanEquivalenceTest.vary(sql, random);
             if (!variant.equals(sql)) {
                 all.add(variant);
             }
         }
         return all;
-    }
-
-    /** {@code sql} with its single-quoted strings and plain integers replaced by random ones. */
-    private static String vary(String sql, Random random) {
-        String strings = replace(STRING, sql, () -> {
-            StringBuilder s = new StringBuilder("'");
-            for (int n = random.nextInt(12); n > 0; n--) {
-                s.append(SAFE.charAt(random.nextInt(SAFE.length())));
-            }
-            return s.append('\'').toString();
-        });
-        return replace(INTEGER, strings, () -> random.nextInt(4) == 0 ? random.nextInt(10) + "." + random.nextInt(1000)
-                : Long.toString(Math.abs(random.nextLong()) % (random.nextBoolean() ? 100 : 1_000_000_000_000L)));
-    }
-
-    private static String replace(Pattern pattern, String text, java.util.function.Supplier<String> value) {
-        Matcher matcher = pattern.matcher(text);
-        StringBuilder out = new StringBuilder();
-        while (matcher.find()) {
-            matcher.appendReplacement(out, Matcher.quoteReplacement(value.get()));
-        }
-        matcher.appendTail(out);
-        return out.toString();
     }
 }

@@ -218,7 +218,7 @@ class ShapePlanEquivalenceTest {
     }
 
     /** {@code sql} with its single-quoted strings and plain integers replaced by random ones. */
-    private static String vary(String sql, Random random) {
+    static String vary(String sql, Random random) {
         String strings = replace(STRING, sql, () -> {
             StringBuilder s = new StringBuilder("'");
             for (int n = random.nextInt(12); n > 0; n--) {

@@ -37,7 +37,6 @@ final class ShapeCache {
     static final int INDEX_DIGITS = 5;
     private static final int SENTINEL_DIGITS = MARKER.length() + INDEX_DIGITS;
     static final int MAX_LITERALS = 99_999;
-    private static final int MAX_NUMBER_DIGITS = 18;
 
     static final byte INTEGER = 1;
     static final byte DECIMAL = 2;
@@ -276,22 +275,10 @@ final class ShapeCache {
         return STRING;
     }
 
-    /** {@link #INTEGER} or {@link #DECIMAL} for digits with at most one inner point, else 0. */
+    /** {@link #INTEGER} or {@link #DECIMAL} for a {@link PlainNumber}, else 0. */
     private static byte plainNumber(String sql, int start, int end) {
-        int point = -1;
-        for (int i = start; i < end; i++) {
-            char c = sql.charAt(i);
-            if (c == '.' && point < 0 && i > start && i < end - 1) {
-                point = i;
-            } else if (c < '0' || c > '9') {
-                return 0;
-            }
-        }
-        int whole = (point < 0 ? end : point) - start;
-        if (whole > MAX_NUMBER_DIGITS || (point >= 0 && end - point - 1 > MAX_NUMBER_DIGITS)) {
-            return 0;
-        }
-        return point < 0 ? INTEGER : DECIMAL;
+        int point = PlainNumber.point(sql, start, end);
+        return point == PlainNumber.NOT_PLAIN ? 0 : point == PlainNumber.INTEGER ? INTEGER : DECIMAL;
     }
 
     /** True when the character at {@code i} would join a literal next to it (a letter, digit, quote, point ..). */

@@ -1,5 +1,7 @@
 package dev.fencing.internal.sql.recognize;
 
+import dev.fencing.internal.sql.PlainNumber;
+
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -59,7 +61,6 @@ public final class CommonShapes {
     public record Recognized(Kind kind, String table, List<String> columns, int[] spans) {
     }
 
-    private static final int MAX_NUMBER_DIGITS = 18;
     /** The comparison operators, as one token each for JSqlParser (written without inner space). */
     private static final List<String> COMPARISONS = List.of("=", "<>", "!=", "<", ">", "<=", ">=");
     /** The grammar's own words: never a name, whatever the caller's predicate says. */
@@ -323,17 +324,7 @@ public final class CommonShapes {
     }
 
     private boolean isPlainNumber(int start, int end) {
-        int point = -1;
-        for (int i = start; i < end; i++) {
-            char c = sql.charAt(i);
-            if (c == '.' && point < 0 && i > start && i < end - 1) {
-                point = i;
-            } else if (c < '0' || c > '9') {
-                return false;
-            }
-        }
-        int whole = (point < 0 ? end : point) - start;
-        return whole <= MAX_NUMBER_DIGITS && (point < 0 || end - point - 1 <= MAX_NUMBER_DIGITS);
+        return PlainNumber.point(sql, start, end) != PlainNumber.NOT_PLAIN;
     }
 
     private boolean isPlainString(int start, int end) {
