@@ -1,0 +1,28 @@
+package dev.fencing.it.pipeline;
+
+import dev.fencing.internal.jdbc.*;
+
+import dev.fencing.testing.TestDatabase;
+
+import javax.sql.DataSource;
+
+/** The read-modify-write pause torture on PostgreSQL, epoch mode against row mode. */
+@TestDatabase(TestDatabase.Kind.POSTGRESQL)
+class PostgresEpochTortureTest extends EpochTortureContract {
+
+    private final DataSource database;
+
+    PostgresEpochTortureTest(DataSource database) {
+        this.database = database;
+    }
+
+    @Override
+    DataSource raw() {
+        return database;
+    }
+
+    @Override
+    String label() {
+        return "PostgreSQL";
+    }
+}
